@@ -5,6 +5,13 @@ carries its description (shown by ``ros2 param describe``), an optional range
 and a check. Invalid values are rejected at startup (the node logs the reason
 and exits non-zero) and at set time (the set fails with the reason), so a node
 never runs with a value it cannot use.
+
+Conventions every node module follows (tests and the composed bringup rely on them):
+- the specs are a module-level list ``PARAMETERS`` of :class:`ParameterSpec`, so the
+  config/launch consistency tests can read them without starting ROS;
+- the node class has ``NODE_NAME`` (also its key in ``config/<node>.yaml``) and takes
+  ``**kwargs`` for ``Node.__init__``;
+- the module ends with ``main = node_main(TheNodeClass)`` (the console_scripts entry).
 """
 
 from collections.abc import Callable, Sequence
