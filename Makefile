@@ -1,0 +1,27 @@
+# discrete_robot: every target does its own set-up first (idempotent, seconds when done).
+VENV   := $(CURDIR)/.venv
+PYTHON := $(VENV)/bin/python
+export AMENT_PREFIX_PATH := $(VENV)$(if $(AMENT_PREFIX_PATH),:$(AMENT_PREFIX_PATH))
+export RMW_IMPLEMENTATION ?= rmw_fastrtps_cpp
+export PATH := $(VENV)/bin:$(PATH)
+export PYTHONUNBUFFERED := 1
+
+.PHONY: setup test demo bench lint clean
+
+setup:
+	@scripts/setup_env.sh
+
+test: setup
+	$(PYTHON) -m pytest -q
+
+demo: setup
+	$(PYTHON) -m discrete_robot experiment demo --output-dir results/demo
+
+bench: setup
+	$(PYTHON) bench/run.py --output results/bench.json
+
+lint: setup
+	$(VENV)/bin/ruff check .
+
+clean:
+	rm -rf $(VENV) results build install log .pytest_cache .ruff_cache
