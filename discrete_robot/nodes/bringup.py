@@ -1,0 +1,93 @@
+"""Composed bringup: every discrete_robot node in one process (ROS 2 manual composition).
+
+For machines with rclpy but no launch system. It starts the nodes that
+launch/bringup.launch.py starts, with the same config/*.yaml files (a test
+checks that the two name the same nodes, executables and files), on one
+multi-threaded executor. A node that fails to start is reported by name and
+the others run on. Ctrl-C stops everything cleanly.
+
+    bringup [--only discrete_robot_node ...] [--ros-args -p model_file:=/path/arm.yaml]
+"""
+
+import argparse
+import importlib
+import sys
+from dataclasses import dataclass
+
+import rclpy
+from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
+from rclpy.utilities import remove_ros_args
+
+from discrete_robot.errors import DiscreteRobotError
+from discrete_robot.model.description import package_config_path
+
+
+@dataclass(frozen=True)
+class Component:
+    """One node of the system: its name (= console_scripts executable), module, config and launch file."""
+
+    node: str
+    config: str
+    launch_file: str
+
+    @property
+    def module(self) -> str:
+        return f"discrete_robot.nodes.{self.node}"
+
+    def node_class(self) -> type:
+        module = importlib.import_module(self.module)
+        return next(value for value in vars(module).values()
+                    if isinstance(value, type) and getattr(value, "NODE_NAME", None) == self.node)
+
+
+COMPONENTS = (
+    Component("discrete_robot_node", "discrete_robot.yaml", "discrete_robot.launch.py"),
+    Component("trajectory_planner_node", "trajectory_planner.yaml", "trajectory_planner.launch.py"),
+    Component("space_robot_node", "space_robot.yaml", "space_robot.launch.py"),
+    Component("push_predictor_node", "push_predictor.yaml", "push_predictor.launch.py"),
+)
+
+
+def start_nodes(components, logger) -> list:
+    """Instantiate each component's node; report by name the ones that cannot start."""
+    nodes = []
+    for component in components:
+        try:
+            nodes.append(component.node_class()())
+            logger.info(f"started {component.node}")
+        except (DiscreteRobotError, ImportError, StopIteration) as error:
+            logger.error(f"{component.node} failed to start: {error}")
+    return nodes
+
+
+def main(args: list[str] | None = None) -> int:
+    argv = sys.argv if args is None else ["bringup", *args]
+    parser = argparse.ArgumentParser(prog="bringup", description=__doc__.splitlines()[0])
+    parser.add_argument("--only", nargs="+", choices=[c.node for c in COMPONENTS], help="start only these nodes")
+    options = parser.parse_args(remove_ros_args(argv)[1:])
+    components = [c for c in COMPONENTS if not options.only or c.node in options.only]
+    params = [arg for c in components for arg in ("--params-file", str(package_config_path(c.config)))]
+    rclpy.init(args=["bringup", "--ros-args", *params, *_ros_args_of(argv)])
+    logger = rclpy.logging.get_logger("bringup")
+    nodes = start_nodes(components, logger)
+    executor = MultiThreadedExecutor()
+    for node in nodes:
+        executor.add_node(node)
+    try:
+        if nodes:
+            executor.spin()
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    finally:
+        executor.shutdown(timeout_sec=1.0)
+        for node in nodes:
+            node.destroy_node()
+        rclpy.try_shutdown()
+    return 0 if len(nodes) == len(components) else 1
+
+
+def _ros_args_of(argv: list[str]) -> list[str]:
+    """The user's own arguments after --ros-args (e.g. -p model_file:=...), without the marker."""
+    if "--ros-args" not in argv:
+        return []
+    return argv[argv.index("--ros-args") + 1:]

@@ -1,0 +1,64 @@
+"""Launch actions shared by the files in launch/ (imported only by them: needs launch and launch_ros).
+
+robot_state_publisher takes the URDF as a parameter, so it is generated here,
+when the launch runs, from the same model file the simulator loads: the robot
+RViz shows is always the robot that is simulated.
+"""
+
+from launch.actions import DeclareLaunchArgument, OpaqueFunction
+from launch.conditions import IfCondition
+from launch.substitutions import LaunchConfiguration, PathJoinSubstitution
+from launch_ros.actions import Node
+from launch_ros.substitutions import FindPackageShare
+
+PACKAGE = "discrete_robot"
+
+
+def package_file(*parts: str) -> PathJoinSubstitution:
+    """A file installed under share/discrete_robot."""
+    return PathJoinSubstitution([FindPackageShare(PACKAGE), *parts])
+
+
+def common_arguments(config_file: str, model_file: str | None = None) -> list[DeclareLaunchArgument]:
+    """The arguments every capability launch file takes: config_file, use_sim_time, rviz (and model_file)."""
+    arguments = [
+        DeclareLaunchArgument("config_file", default_value=package_file("config", config_file),
+                              description="YAML file with the node's parameters"),
+        DeclareLaunchArgument("use_sim_time", default_value="false",
+                              description="use /clock (only when a simulator publishes it)"),
+        DeclareLaunchArgument("rviz", default_value="false", description="start RViz with the shipped config"),
+    ]
+    if model_file is not None:
+        arguments.append(DeclareLaunchArgument("model_file", default_value=package_file("config", model_file),
+                                               description="robot model YAML (docs/model_format.md)"))
+    return arguments
+
+
+def node_parameters(*overrides: str) -> list:
+    """The node's parameters: the config file, then use_sim_time and the named launch arguments on top."""
+    values = {name: LaunchConfiguration(name) for name in ("use_sim_time", *overrides)}
+    return [LaunchConfiguration("config_file"), values]
+
+
+def robot_state_publisher(namespace: str = "", frame_prefix: str = "") -> OpaqueFunction:
+    """robot_state_publisher fed the URDF generated from the launch argument model_file."""
+
+    def create(context):
+        from discrete_robot.model.description import load_model
+        from discrete_robot.model.urdf import to_urdf
+
+        urdf = to_urdf(load_model(LaunchConfiguration("model_file").perform(context)))
+        return [Node(package="robot_state_publisher", executable="robot_state_publisher", namespace=namespace,
+                     output="screen",
+                     parameters=[{"robot_description": urdf, "frame_prefix": frame_prefix,
+                                  "use_sim_time": LaunchConfiguration("use_sim_time")}])]
+
+    return OpaqueFunction(function=create)
+
+
+def rviz() -> Node:
+    """RViz with the shipped display config, when the launch argument rviz is true."""
+    return Node(package="rviz2", executable="rviz2", output="screen",
+                arguments=["-d", package_file("rviz", "discrete_robot.rviz")],
+                parameters=[{"use_sim_time": LaunchConfiguration("use_sim_time")}],
+                condition=IfCondition(LaunchConfiguration("rviz")))

@@ -1,0 +1,24 @@
+"""The discrete dynamic robot model: simulator, robot_state_publisher, optional RViz.
+
+ros2 launch discrete_robot discrete_robot.launch.py [model_file:=...] [config_file:=...] [rviz:=true]
+"""
+
+from launch import LaunchDescription
+from launch_ros.actions import Node
+
+from discrete_robot.ros.launch_support import common_arguments, node_parameters, robot_state_publisher, rviz
+
+
+def generate_launch_description():
+    simulator = Node(
+        package="discrete_robot", executable="discrete_robot_node", name="discrete_robot_node", output="screen",
+        parameters=node_parameters("model_file"),
+        # robot_state_publisher owns robot_description here; the simulator's own copy stays available.
+        remappings=[("robot_description", "discrete_robot/robot_description")],
+    )
+    return LaunchDescription([
+        *common_arguments("discrete_robot.yaml", model_file="planar_2link.yaml"),
+        simulator,
+        robot_state_publisher(),
+        rviz(),
+    ])
