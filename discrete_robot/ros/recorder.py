@@ -1,0 +1,141 @@
+"""Record live ROS 2 topics to an MCAP file that ``ros2 bag`` and Foxglove read.
+
+rosbag2 is not installable without a ROS install, so this writes the same
+layout itself with the ``mcap`` library: profile ``ros2``, one schema per
+message type (encoding ``ros2msg``: the .msg text followed by every nested
+definition, as rosbag2 stores it), one channel per topic, and each message as
+the CDR bytes received from DDS (subscriptions with ``raw=True``), so nothing
+is re-serialised.
+"""
+
+import importlib
+import re
+import threading
+import time
+from pathlib import Path
+
+from ament_index_python.packages import get_package_share_directory
+from mcap.writer import Writer
+from rclpy.node import Node
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+
+_PRIMITIVES = {"bool", "byte", "char", "float32", "float64", "int8", "uint8", "int16", "uint16", "int32", "uint32",
+               "int64", "uint64", "string", "wstring"}
+_SEPARATOR = "=" * 80
+
+
+def message_class(type_name: str):
+    """The Python class of a ROS type given as ``pkg/msg/Type``."""
+    package, kind, name = type_name.split("/")
+    return getattr(importlib.import_module(f"{package}.{kind}"), name)
+
+
+def _definition_file(package: str, name: str) -> Path:
+    return Path(get_package_share_directory(package)) / "msg" / f"{name}.msg"
+
+
+def _nested_types(text: str, package: str) -> list[str]:
+    """``pkg/Type`` of every non-primitive field in a .msg text (constants and comments skipped)."""
+    nested = []
+    for line in text.splitlines():
+        line = line.split("#", 1)[0].strip()
+        if not line or "=" in line.split()[-1] or len(line.split()) < 2:
+            continue
+        field_type = re.sub(r"\[.*\]$", "", line.split()[0])
+        field_type = re.sub(r"<=\d+$", "", field_type)
+        if field_type in _PRIMITIVES:
+            continue
+        nested.append(field_type if "/" in field_type else f"{package}/{field_type}")
+    return nested
+
+
+def message_definition(type_name: str) -> str:
+    """The full ros2msg definition of ``pkg/msg/Type``: its text, then each nested type once."""
+    package, _, name = type_name.split("/")
+    root = _definition_file(package, name).read_text()
+    parts, seen = [], set()
+    pending = _nested_types(root, package)
+    while pending:
+        nested = pending.pop(0)
+        if nested in seen:
+            continue
+        seen.add(nested)
+        nested_package, nested_name = nested.split("/")[0], nested.split("/")[-1]
+        text = _definition_file(nested_package, nested_name).read_text()
+        parts.append(f"{_SEPARATOR}\nMSG: {nested_package}/{nested_name}\n{text}")
+        pending.extend(_nested_types(text, nested_package))
+    return "\n".join([root, *parts])
+
+
+def _matching_qos(node: Node, topic: str) -> QoSProfile:
+    """A subscription QoS every current publisher of ``topic`` is compatible with.
+
+    Transient-local only when all publishers are (so latched messages such as
+    robot_description are recorded); best effort when any publisher is.
+    """
+    publishers = node.get_publishers_info_by_topic(topic)
+    latched = bool(publishers) and all(p.qos_profile.durability == DurabilityPolicy.TRANSIENT_LOCAL
+                                       for p in publishers)
+    reliable = all(p.qos_profile.reliability == ReliabilityPolicy.RELIABLE for p in publishers)
+    return QoSProfile(depth=100,
+                      durability=DurabilityPolicy.TRANSIENT_LOCAL if latched else DurabilityPolicy.VOLATILE,
+                      reliability=ReliabilityPolicy.RELIABLE if reliable else ReliabilityPolicy.BEST_EFFORT)
+
+
+class McapRecorder:
+    """Subscribes to every topic it discovers (call :meth:`discover` now and then) and writes it to ``path``."""
+
+    IGNORED = ("/rosout", "/parameter_events")
+
+    def __init__(self, node: Node, path: Path):
+        self.node = node
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._stream = open(self.path, "wb")  # noqa: SIM115 - closed in close()
+        self._writer = Writer(self._stream)
+        self._writer.start(profile="ros2", library="discrete_robot")
+        self._schemas: dict[str, int] = {}
+        self._channels: dict[str, int] = {}
+        self._subscriptions = []
+        self._lock = threading.Lock()
+        self.counts: dict[str, int] = {}
+
+    def discover(self) -> None:
+        """Start recording topics that appeared since the last call."""
+        for topic, types in self.node.get_topic_names_and_types():
+            if topic in self._channels or topic in self.IGNORED or not types:
+                continue
+            type_name = types[0]
+            try:
+                msg_type = message_class(type_name)
+                definition = message_definition(type_name)
+            except (ImportError, AttributeError, OSError, LookupError):
+                continue  # a type this environment does not have: it cannot be decoded either
+            if type_name not in self._schemas:
+                self._schemas[type_name] = self._writer.register_schema(
+                    name=type_name, encoding="ros2msg", data=definition.encode())
+            channel = self._writer.register_channel(topic=topic, message_encoding="cdr",
+                                                    schema_id=self._schemas[type_name])
+            self._channels[topic] = channel
+            self.counts[topic] = 0
+            self._subscriptions.append(self.node.create_subscription(
+                msg_type, topic, lambda data, t=topic: self._write(t, data), _matching_qos(self.node, topic),
+                raw=True))
+
+    def _write(self, topic: str, data: bytes) -> None:
+        now = time.time_ns()
+        with self._lock:
+            if self._stream.closed:
+                return
+            self._writer.add_message(self._channels[topic], log_time=now, data=data, publish_time=now,
+                                     sequence=self.counts[topic])
+            self.counts[topic] += 1
+
+    def close(self) -> dict[str, int]:
+        """Stop recording and finish the file; returns the message count per topic."""
+        for subscription in self._subscriptions:
+            self.node.destroy_subscription(subscription)
+        with self._lock:
+            self._writer.finish()
+            self._stream.close()
+        return dict(self.counts)

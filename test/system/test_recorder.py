@@ -1,0 +1,32 @@
+"""The MCAP recorder writes files that an independent reader (mcap_ros2) decodes back to the sent messages."""
+
+import pytest
+
+
+@pytest.mark.ros
+def test_recorded_joint_states_and_latched_string_read_back(ros, tmp_path):
+    from mcap_ros2.reader import read_ros2_messages
+    from sensor_msgs.msg import JointState
+    from std_msgs.msg import String
+
+    from discrete_robot.nodes.common import LATCHED_QOS
+    from discrete_robot.ros.recorder import McapRecorder
+
+    latched = ros.node.create_publisher(String, "recorder_test/description", LATCHED_QOS)
+    latched.publish(String(data="<robot name='r'/>"))
+    states = ros.node.create_publisher(JointState, "recorder_test/joint_states", 10)
+    recorder = McapRecorder(ros.node, tmp_path / "run.mcap")
+    ros.spin_until(lambda: recorder.discover() or "/recorder_test/joint_states" in recorder.counts, 5.0)
+    sent = [[0.1 * k, -0.2 * k] for k in range(20)]
+    for position in sent:
+        states.publish(JointState(name=["a", "b"], position=position))
+        ros.spin_until(lambda: False, 0.01)
+    ros.spin_until(lambda: recorder.counts.get("/recorder_test/joint_states", 0) >= len(sent), 5.0)
+    counts = recorder.close()
+    assert counts["/recorder_test/joint_states"] == len(sent)
+
+    by_topic = {}
+    for message in read_ros2_messages(str(tmp_path / "run.mcap")):
+        by_topic.setdefault(message.channel.topic, []).append(message.ros_msg)
+    assert [list(m.position) for m in by_topic["/recorder_test/joint_states"]] == sent
+    assert by_topic["/recorder_test/description"][0].data == "<robot name='r'/>"
