@@ -5,7 +5,8 @@ import pytest
 
 @pytest.mark.ros
 def test_recorded_joint_states_and_latched_string_read_back(ros, tmp_path):
-    from mcap_ros2.reader import read_ros2_messages
+    from mcap.reader import make_reader
+    from mcap_ros2.decoder import DecoderFactory
     from sensor_msgs.msg import JointState
     from std_msgs.msg import String
 
@@ -26,7 +27,9 @@ def test_recorded_joint_states_and_latched_string_read_back(ros, tmp_path):
     assert counts["/recorder_test/joint_states"] == len(sent)
 
     by_topic = {}
-    for message in read_ros2_messages(str(tmp_path / "run.mcap")):
-        by_topic.setdefault(message.channel.topic, []).append(message.ros_msg)
+    with open(tmp_path / "run.mcap", "rb") as stream:
+        reader = make_reader(stream, decoder_factories=[DecoderFactory()])
+        for _, channel, _, decoded in reader.iter_decoded_messages():
+            by_topic.setdefault(channel.topic, []).append(decoded)
     assert [list(m.position) for m in by_topic["/recorder_test/joint_states"]] == sent
     assert by_topic["/recorder_test/description"][0].data == "<robot name='r'/>"
