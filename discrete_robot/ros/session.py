@@ -1,0 +1,101 @@
+"""A client-side rclpy session: one node in its own context, and blocking helpers around it.
+
+Used by the live experiments and by the test harness alike: wait for a
+message, collect a topic for a while, call a service, publish. Waiting
+spins this session's executor, so nothing here may be called from inside a
+callback of the same session.
+"""
+
+import os
+import time
+
+import rclpy
+from rclpy.executors import SingleThreadedExecutor
+
+
+class RosTimeoutError(TimeoutError):
+    """Something expected over ROS did not happen in time."""
+
+
+class RosSession:
+    """An rclpy context with one node named ``name``; close() (or ``with``) releases it."""
+
+    def __init__(self, name: str = "discrete_robot_client"):
+        self.context = rclpy.Context()
+        rclpy.init(context=self.context)
+        self.node = rclpy.create_node(f"{name}_{os.getpid()}", context=self.context)
+        self.executor = SingleThreadedExecutor(context=self.context)
+        self.executor.add_node(self.node)
+        self._publishers = {}
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def spin_until(self, condition, timeout: float, step: float = 0.02) -> bool:
+        """Spin until ``condition()`` is true or ``timeout`` seconds pass; returns the condition."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if condition():
+                return True
+            self.executor.spin_once(timeout_sec=step)
+        return bool(condition())
+
+    def collect(self, topic: str, msg_type, duration: float, qos=10) -> list[tuple[float, object]]:
+        """Every message on ``topic`` during ``duration`` seconds, with its receive time (monotonic s)."""
+        received = []
+        sub = self.node.create_subscription(msg_type, topic, lambda m: received.append((time.monotonic(), m)), qos)
+        try:
+            self.spin_until(lambda: False, duration)
+        finally:
+            self.node.destroy_subscription(sub)
+        return received
+
+    def wait_for_message(self, topic: str, msg_type, timeout: float = 15.0, qos=10, predicate=None):
+        """The first message on ``topic`` that satisfies ``predicate``; RosTimeoutError if none comes."""
+        received = []
+        sub = self.node.create_subscription(
+            msg_type, topic, lambda m: received.append(m) if predicate is None or predicate(m) else None, qos)
+        try:
+            if not self.spin_until(lambda: received, timeout):
+                raise RosTimeoutError(f"no message on {topic} within {timeout} s")
+        finally:
+            self.node.destroy_subscription(sub)
+        return received[0]
+
+    def publish(self, topic: str, msg, qos=10, wait_for_subscriber: float = 5.0) -> None:
+        """Publish ``msg`` on ``topic``; the first time, wait until a subscriber is matched."""
+        key = (topic, type(msg))
+        if key not in self._publishers:
+            publisher = self.node.create_publisher(type(msg), topic, qos)
+            self._publishers[key] = publisher
+            self.spin_until(lambda: publisher.get_subscription_count() > 0, wait_for_subscriber)
+        self._publishers[key].publish(msg)
+
+    def wait_for_service(self, srv_type, name: str, timeout: float) -> None:
+        client = self.node.create_client(srv_type, name)
+        try:
+            if not client.wait_for_service(timeout_sec=timeout):
+                raise RosTimeoutError(f"service {name} not available within {timeout} s")
+        finally:
+            self.node.destroy_client(client)
+
+    def call(self, srv_type, name: str, request, timeout: float = 30.0):
+        """Call service ``name`` and return its response; RosTimeoutError if it is not up or does not answer."""
+        client = self.node.create_client(srv_type, name)
+        try:
+            if not client.wait_for_service(timeout_sec=timeout):
+                raise RosTimeoutError(f"service {name} not available within {timeout} s")
+            future = client.call_async(request)
+            if not self.spin_until(future.done, timeout):
+                raise RosTimeoutError(f"service {name} did not answer within {timeout} s")
+            return future.result()
+        finally:
+            self.node.destroy_client(client)
+
+    def close(self) -> None:
+        self.executor.shutdown()
+        self.node.destroy_node()
+        rclpy.try_shutdown(context=self.context)
