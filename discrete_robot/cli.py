@@ -27,7 +27,7 @@ CAPABILITIES = {
     "space": ("discrete_robot.space.cli", "multi-arm free-floating space robot"),
     "push": ("discrete_robot.pushing.cli", "quasistatic pushing prediction (minimum power)"),
     "plan": ("discrete_robot.planning.cli", "minimum-time and minimum-effort trajectory planning"),
-    "experiment": ("discrete_robot.system.cli", "recorded experiments against the live ROS 2 nodes"),
+    "experiment": ("discrete_robot.ros.cli", "recorded experiments against the live ROS 2 nodes"),
 }
 
 
@@ -62,7 +62,8 @@ def common_options() -> argparse.ArgumentParser:
 
 def build_parser(capability: str | None) -> argparse.ArgumentParser:
     """The argument parser, with the sub-commands of ``capability`` loaded."""
-    parser = argparse.ArgumentParser(prog="python -m discrete_robot", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m discrete_robot",
+                                     description="discrete_robot: robot dynamics, space robots, pushing and planning")
     capabilities = parser.add_subparsers(dest="capability", metavar="capability", required=True)
     common = common_options()
     for name, (module, summary) in CAPABILITIES.items():

@@ -1,0 +1,194 @@
+"""Recorded experiments against the live nodes, over ROS.
+
+Each experiment talks to running nodes (the composed bringup or a launch),
+returns a summary dict and writes its plots; :func:`run` wraps any of them
+with an MCAP recording of every topic and a summary.json.
+
+- ``plan-execute``: plan a minimum-time motion with ``plan_trajectory``; the
+  planner publishes it on ``joint_trajectory`` and ``discrete_robot_node``
+  executes it; compares the executed joint states with the plan.
+- ``space``: the space robot under the paper's loads: base pose and joints.
+- ``push-sweep``: ``simulate_push`` for a sweep of contact offsets.
+"""
+
+import json
+import logging
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from builtin_interfaces.msg import Duration
+from discrete_robot_interfaces.srv import PlanTrajectory, SimulatePush
+from geometry_msgs.msg import Point, Pose2D, PoseStamped
+from sensor_msgs.msg import JointState
+from tqdm import tqdm
+from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+
+from discrete_robot.cli import to_jsonable
+from discrete_robot.nodes.common import duration_seconds
+from discrete_robot.plotting import new_figure, save_figure
+from discrete_robot.ros.recorder import McapRecorder
+from discrete_robot.ros.session import RosSession
+
+logger = logging.getLogger(__name__)
+
+PLAN_START = (0.0, 0.0)
+PLAN_GOAL = (math.pi / 2, math.pi / 4)
+SETTLE_TIME = 2.0  # s the arm holds the start before the planned motion
+
+
+@dataclass(frozen=True)
+class Experiment:
+    name: str
+    summary: str
+    function: Callable[[RosSession, Path, tqdm], dict]
+
+
+def _point(positions, seconds: float = 0.0) -> JointTrajectoryPoint:
+    sec, nanosec = int(seconds), int(round((seconds - int(seconds)) * 1e9))
+    return JointTrajectoryPoint(positions=[float(p) for p in positions], time_from_start=Duration(sec=sec,
+                                                                                                nanosec=nanosec))
+
+
+def _stamp(msg) -> float:
+    return msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
+
+
+def _spin_with_progress(session: RosSession, progress: tqdm, seconds: float) -> None:
+    """Spin for ``seconds`` while advancing the bar by one unit per second."""
+    end = time.monotonic() + seconds
+    while (left := end - time.monotonic()) > 0:
+        session.spin_until(lambda: False, min(1.0, left))
+        progress.update(1)
+
+
+def plan_execute(session: RosSession, output_dir: Path, progress: tqdm) -> dict:
+    """Minimum-time motion of the arm, planned over ROS and executed by the simulator."""
+    names = list(session.wait_for_message("joint_states", JointState, timeout=20.0).name)
+    session.publish("joint_trajectory", JointTrajectory(joint_names=names, points=[_point(PLAN_START, 0.1)]))
+    _spin_with_progress(session, progress, SETTLE_TIME)
+    request = PlanTrajectory.Request(joint_names=names, waypoints=[_point(PLAN_START), _point(PLAN_GOAL)],
+                                     method="min_time")
+    states = []
+    subscription = session.node.create_subscription(JointState, "joint_states", states.append, 10)
+    response = session.call(PlanTrajectory, "plan_trajectory", request, timeout=60.0)
+    if not response.success:
+        session.node.destroy_subscription(subscription)
+        raise RuntimeError(f"plan_trajectory failed: {response.message}")
+    _spin_with_progress(session, progress, response.duration + 2.0)
+    session.node.destroy_subscription(subscription)
+
+    plan = response.trajectory
+    plan_t = np.array([duration_seconds(p.time_from_start) for p in plan.points])
+    plan_q = np.array([p.positions for p in plan.points])
+    plan_tau = np.array([p.effort for p in plan.points])
+    t = np.array([_stamp(s) for s in states])
+    q = np.array([s.position for s in states])
+    moving = np.flatnonzero(np.linalg.norm(q - q[0], axis=1) > 1e-4)
+    t0 = t[moving[0]] if moving.size else t[0]
+    final_error = np.abs(q[-1] - np.array(PLAN_GOAL))
+
+    fig, axes = new_figure(1, 2)
+    for j, name in enumerate(names):
+        axes[0].plot(plan_t, plan_q[:, j], "--", label=f"{name} planned")
+        axes[0].plot(t - t0, q[:, j], label=f"{name} executed")
+        if plan_tau.size:
+            axes[1].step(plan_t, plan_tau[:, j], where="post", label=f"{name} torque")
+    axes[0].set(xlabel="t [s]", ylabel="q [rad]", title="plan vs joint_states", xlim=(-0.5, plan_t[-1] + 1.5))
+    axes[1].set(xlabel="t [s]", ylabel="torque [N m]", title="planned torques")
+    for axis in axes:
+        axis.legend(fontsize=8)
+    plot = save_figure(fig, output_dir, "plan_execute")
+    return {"planned_duration_s": response.duration, "plan_points": len(plan.points),
+            "final_position_error_rad": final_error, "joint_states_received": len(states), "plot": plot}
+
+
+def space(session: RosSession, output_dir: Path, progress: tqdm, seconds: float = 10.0) -> dict:
+    """The free-floating space robot under the paper's loads: base pose and joint states over time."""
+    poses, joints = [], []
+    subscriptions = [session.node.create_subscription(PoseStamped, "space_robot/base_pose", poses.append, 10),
+                     session.node.create_subscription(JointState, "space_robot/joint_states", joints.append, 10)]
+    _spin_with_progress(session, progress, seconds)
+    for subscription in subscriptions:
+        session.node.destroy_subscription(subscription)
+    if not poses:
+        raise RuntimeError("no message on space_robot/base_pose")
+    t = np.array([_stamp(p) for p in poses])
+    position = np.array([[p.pose.position.x, p.pose.position.y, p.pose.position.z] for p in poses])
+    quaternion = np.array([[p.pose.orientation.w, p.pose.orientation.x, p.pose.orientation.y, p.pose.orientation.z]
+                           for p in poses])
+    attitude_change = 2 * np.arccos(np.clip(np.abs(quaternion @ quaternion[0]), 0.0, 1.0))
+    fig, axes = new_figure(1, 2)
+    for k, axis_name in enumerate("xyz"):
+        axes[0].plot(t - t[0], position[:, k] - position[0, k], label=f"base {axis_name}")
+    axes[0].set(xlabel="t [s]", ylabel="displacement [m]", title="base position")
+    axes[1].plot(t - t[0], np.degrees(attitude_change))
+    axes[1].set(xlabel="t [s]", ylabel="rotation from start [deg]", title="base attitude")
+    axes[0].legend(fontsize=8)
+    plot = save_figure(fig, output_dir, "space_robot")
+    return {"base_poses_received": len(poses), "joint_states_received": len(joints),
+            "base_displacement_m": position[-1] - position[0], "base_rotation_rad": attitude_change[-1],
+            "plot": plot}
+
+
+def push_sweep(session: RosSession, output_dir: Path, progress: tqdm) -> dict:
+    """A 10 cm square pushed along +x by a round finger at contact offsets across its face."""
+    half = 0.05
+    offsets = np.linspace(-0.8 * half, 0.8 * half, 7)
+    square = [Point(x=x, y=y) for x, y in ((-half, -half), (half, -half), (half, half), (-half, half))]
+    fig, axes = new_figure(1, 2)
+    rotations = []
+    for offset in offsets:
+        request = SimulatePush.Request(
+            footprint=square, normal_force=2.0, support_friction=0.4, contact_friction=0.3, pusher_radius=0.01,
+            object_pose=Pose2D(x=0.0, y=0.0, theta=0.0),
+            pusher_path=[Point(x=-0.2, y=float(offset)), Point(x=0.15, y=float(offset))],
+            pusher_speed=0.05, time_step=0.02)
+        response = session.call(SimulatePush, "simulate_push", request, timeout=60.0)
+        if not response.success:
+            raise RuntimeError(f"simulate_push failed at offset {offset:.3f} m: {response.message}")
+        x = [p.x for p in response.object_poses]
+        y = [p.y for p in response.object_poses]
+        rotations.append(response.object_poses[-1].theta)
+        axes[0].plot(x, y, label=f"offset {offset * 100:+.1f} cm")
+        progress.update(1)
+    axes[0].set(xlabel="x [m]", ylabel="y [m]", title="object path", aspect="equal")
+    axes[0].legend(fontsize=7)
+    axes[1].plot(offsets * 100, np.degrees(rotations), "o-")
+    axes[1].set(xlabel="contact offset [cm]", ylabel="final rotation [deg]", title="rotation vs offset")
+    plot = save_figure(fig, output_dir, "push_sweep")
+    return {"offsets_m": offsets, "final_rotation_rad": rotations, "plot": plot}
+
+
+EXPERIMENTS = {
+    "plan-execute": Experiment("plan-execute", "min-time plan executed on the discrete model", plan_execute),
+    "space": Experiment("space", "space robot under the paper's loads", space),
+    "push-sweep": Experiment("push-sweep", "push simulation over contact offsets", push_sweep),
+}
+STEPS = {"plan-execute": 12, "space": 10, "push-sweep": 7}  # progress-bar units of each experiment
+
+
+def run(names: list[str], output_dir: Path, record: bool = True) -> dict:
+    """Run the named experiments against the live nodes; record every topic to ``output_dir/<name>.mcap``."""
+    output_dir = Path(output_dir)
+    output_dir.mkdir(parents=True, exist_ok=True)
+    summary = {"experiments": {}, "output_dir": output_dir.resolve()}
+    mcap_path = output_dir / ("experiments.mcap" if len(names) > 1 else f"{names[0]}.mcap")
+    with RosSession("discrete_robot_experiments") as session, \
+            tqdm(total=sum(STEPS[n] for n in names), unit="step", desc="experiments") as progress:
+        recorder = McapRecorder(session.node, mcap_path) if record else None
+        if recorder is not None:
+            recorder.discover()
+            session.node.create_timer(0.5, recorder.discover)  # topics that appear later are recorded too
+        try:
+            for name in names:
+                progress.set_description(name)
+                summary["experiments"][name] = EXPERIMENTS[name].function(session, output_dir, progress)
+        finally:
+            if recorder is not None:
+                summary["mcap"] = {"path": mcap_path.resolve(), "messages": recorder.close()}
+    (output_dir / "summary.json").write_text(json.dumps(to_jsonable(summary), indent=2))
+    return summary
