@@ -1,0 +1,67 @@
+"""The composed bringup runs the whole system in one process, and stops cleanly."""
+
+import math
+import time
+
+import pytest
+
+pytestmark = pytest.mark.ros
+
+FAST = {"publish_rate": 50.0}
+
+
+def test_all_nodes_up_plan_moves_the_arm_push_is_answered_and_sigint_is_clean(ros):
+    from discrete_robot_interfaces.srv import PlanTrajectory, PredictPush, SimulatePush
+    from geometry_msgs.msg import Point, PoseStamped, Vector3
+    from sensor_msgs.msg import JointState
+    from trajectory_msgs.msg import JointTrajectoryPoint
+
+    bringup = ros.start("bringup", params=FAST)
+    start = ros.wait_for_message("joint_states", JointState, timeout=30.0)
+    ros.wait_for_message("space_robot/joint_states", JointState, timeout=30.0)
+    ros.wait_for_message("space_robot/base_pose", PoseStamped, timeout=30.0)
+    for srv_type, name in ((PlanTrajectory, "plan_trajectory"), (PredictPush, "predict_push"),
+                           (SimulatePush, "simulate_push")):
+        ros.wait_for_service(srv_type, name, timeout=30.0)
+
+    goal = [math.pi / 2, math.pi / 4]
+    request = PlanTrajectory.Request(
+        joint_names=list(start.name), method="min_time",
+        waypoints=[JointTrajectoryPoint(positions=list(start.position)), JointTrajectoryPoint(positions=goal)])
+    response = ros.call(PlanTrajectory, "plan_trajectory", request, timeout=60.0)
+    assert response.success, response.message
+    states = ros.collect("joint_states", JointState, response.duration + 1.0)
+    positions = [list(s.position) for _, s in states]
+    assert max(abs(a - b) for p in positions for a, b in zip(p, positions[0], strict=True)) > 0.3, \
+        "the planned trajectory did not move the simulated arm"
+
+    square = [Point(x=x, y=y) for x, y in ((-0.05, -0.05), (0.05, -0.05), (0.05, 0.05), (-0.05, 0.05))]
+    push = PredictPush.Request(footprint=square, normal_force=1.0, support_friction=0.5, contact_friction=0.3,
+                               contact_point=Point(x=-0.05, y=0.0), pusher_velocity=Vector3(x=0.1))
+    answer = ros.call(PredictPush, "predict_push", push)
+    assert answer.success, answer.message
+    assert answer.object_twist.linear.x > 0.0
+
+    sent = time.monotonic()
+    status = bringup.stop(timeout=10.0)
+    assert time.monotonic() - sent < 2.0, "SIGINT took more than 2 s to stop the bringup"
+    assert status == 0
+    assert "Traceback" not in bringup.log()
+
+
+def test_a_node_that_fails_to_start_is_reported_by_name(ros, tmp_path):
+    from sensor_msgs.msg import JointState
+
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("name: broken\ngravity: [0.0, 0.0, -9.81]\nbase: {name: base_link, type: fixed}\n"
+                      "links:\n  - name: l1\n    parent: base_link\n"
+                      "    joint: {name: j1, type: revolute, axis: [0.0, 0.0, 1.0]}\n"
+                      "    mass: -1.0\n    com: [0.5, 0.0, 0.0]\n    inertia: [0.01, 0.01, 0.01]\n")
+    bringup = ros.start("bringup", params={"model_file": str(broken)})
+    ros.wait_for_message("space_robot/joint_states", JointState, timeout=30.0)  # the others run on
+    status = bringup.stop(timeout=10.0)
+    log = bringup.log()
+    assert "discrete_robot_node failed to start" in log
+    assert "trajectory_planner_node failed to start" in log
+    assert "mass" in log
+    assert status == 1
