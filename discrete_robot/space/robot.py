@@ -1,0 +1,314 @@
+"""The space robot as the recursive algorithm sees it: a free-floating base and arms of links.
+
+Built from a :class:`~discrete_robot.model.description.RobotModel` (the shared YAML model format) by
+:meth:`SpaceRobot.from_model`. Bodies are numbered 0 (the base) and 1..N (the links, parents before
+children), so every array indexed by body has the base first. In the paper's notation (Khoshnood,
+Someeh, Nami) link b of arm β carries
+
+- ``com`` = R_α(β): joint → link CoM, link frame (m),
+- ``offset`` = r_{α−1}(β): parent CoM → this link's joint, parent frame (m); for the first link of an
+  arm it is r_0(β), the attachment point relative to the base CoM, base frame,
+- ``fixed_rotation``: the parent → joint frame rotation at zero joint angle (columns: the joint
+  frame's axes in the parent frame), so C_{α−1}^α(β) = (fixed_rotation · joint_rotation(q))ᵀ.
+
+Every joint has 1, 2 or 3 rotational DOF. Its relative angular velocity ω_α(β) (link frame) is
+S(q) u with u the joint's rates:
+
+- revolute (1 DOF), rotation rot(a, q): S = a, u = q̇;
+- universal (2 DOF), rot(a₀, q₀) rot(a₁, q₁) (second axis in the rotated frame): S = [rot(a₁, q₁)ᵀ a₀, a₁],
+  u = q̇;
+- spherical (3 DOF): the joint rotation is a unit quaternion in the state and u = ω_α(β) itself, the
+  paper's quasi-velocity, so S = I and no Euler angle ever enters the dynamics. Its reported
+  positions ``<joint>_0.._2`` are the successive (intrinsic) rotation angles about the joint's three
+  axes, the decomposition the URDF export uses (a chain of revolute joints ``<joint>_<i>``), so that a
+  JointState drawn through that URDF shows the true link attitude.
+"""
+
+import enum
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+from transforms3d.euler import mat2euler
+from transforms3d.quaternions import mat2quat
+
+from discrete_robot.errors import InputError, ModelError
+from discrete_robot.geometry3d import rotation_about, skew
+
+
+class JointKind(enum.Enum):
+    """Rotational joints of the space robot, by number of DOF."""
+
+    REVOLUTE = 1
+    UNIVERSAL = 2
+    SPHERICAL = 3
+
+
+@dataclass(frozen=True, eq=False)
+class SpaceLink:
+    """One link of an arm with the joint that connects it to its parent (SI units, frames as above)."""
+
+    name: str
+    parent: int
+    joint_name: str
+    kind: JointKind
+    axes: np.ndarray
+    fixed_rotation: np.ndarray
+    offset: np.ndarray
+    com: np.ndarray
+    tip: np.ndarray
+    mass: float
+    inertia: np.ndarray
+    rates: slice
+    angles: slice
+    quaternion_index: int
+    initial: np.ndarray
+
+    @property
+    def ndof(self) -> int:
+        return self.kind.value
+
+    def dof_names(self) -> list[str]:
+        """Names of the joint's coordinates: the joint name for 1 DOF, ``<joint>_<i>`` otherwise."""
+        if self.ndof == 1:
+            return [self.joint_name]
+        return [f"{self.joint_name}_{i}" for i in range(self.ndof)]
+
+
+@dataclass(frozen=True, eq=False)
+class SpaceRobot:
+    """A free-floating base with a tree of links (the arms are the chains that start at the base)."""
+
+    name: str
+    base_name: str
+    base_mass: float
+    base_inertia: np.ndarray
+    base_com: np.ndarray
+    links: tuple[SpaceLink, ...]
+    arms: tuple[tuple[int, ...], ...] = field(default=())
+
+    # ----------------------------------------------------------------- structure
+    @property
+    def body_count(self) -> int:
+        """Base plus links."""
+        return len(self.links) + 1
+
+    @cached_property
+    def body_names(self) -> list[str]:
+        return [self.base_name] + [link.name for link in self.links]
+
+    def body_index(self, name: str) -> int:
+        """Index of the body called ``name`` (0 for the base); InputError naming the bodies otherwise."""
+        try:
+            return self.body_names.index(name)
+        except ValueError:
+            raise InputError(f"unknown body '{name}' (bodies: {', '.join(self.body_names)})") from None
+
+    @cached_property
+    def parents(self) -> np.ndarray:
+        """Parent body index of every body (−1 for the base)."""
+        return np.array([-1] + [link.parent for link in self.links])
+
+    @cached_property
+    def masses(self) -> np.ndarray:
+        return np.array([self.base_mass] + [link.mass for link in self.links])
+
+    @cached_property
+    def inertias(self) -> np.ndarray:
+        """(N+1, 3, 3) inertia about each body's CoM in its own frame, kg m²."""
+        return np.array([self.base_inertia] + [link.inertia for link in self.links])
+
+    @property
+    def total_mass(self) -> float:
+        return float(self.masses.sum())
+
+    @cached_property
+    def ancestors(self) -> list[list[int]]:
+        """For every body, the links on its path from the base (root first, itself last; [] for the base)."""
+        paths = [[]]
+        for b, link in enumerate(self.links, start=1):
+            paths.append(paths[link.parent] + [b])
+        return paths
+
+    @cached_property
+    def subtrees(self) -> list[list[int]]:
+        """For every body, itself and every body outboard of it (in body order)."""
+        return [[a for a in range(self.body_count) if b == 0 or b in self.ancestors[a]]
+                for b in range(self.body_count)]
+
+    @cached_property
+    def dof(self) -> int:
+        """Number of joint DOF (the base's 6 quasi-velocities come on top)."""
+        return sum(link.ndof for link in self.links)
+
+    @cached_property
+    def angle_count(self) -> int:
+        """Number of stored joint angles (the 1- and 2-DOF joints)."""
+        return sum(link.ndof for link in self.links if link.kind is not JointKind.SPHERICAL)
+
+    @cached_property
+    def spherical_count(self) -> int:
+        return sum(link.kind is JointKind.SPHERICAL for link in self.links)
+
+    @cached_property
+    def dof_names(self) -> list[str]:
+        """Joint coordinate names in rate order; equal to the URDF joint names of ``to_urdf``."""
+        return [name for link in self.links for name in link.dof_names()]
+
+    @cached_property
+    def quasi_velocity_names(self) -> list[str]:
+        """Names of the 6 + dof quasi-velocities u = [V0, ω0, joint rates]."""
+        return ["base_vx", "base_vy", "base_vz", "base_wx", "base_wy", "base_wz"] + self.dof_names
+
+    # ----------------------------------------------------------------- joints
+    def joint_rotation(self, link: SpaceLink, angles: np.ndarray, quaternion_matrix: np.ndarray | None) -> np.ndarray:
+        """Parent → child rotation A = fixed_rotation · joint rotation (columns: child axes in parent frame)."""
+        if link.kind is JointKind.SPHERICAL:
+            return link.fixed_rotation @ quaternion_matrix
+        rotation = link.fixed_rotation
+        for axis, angle in zip(link.axes, angles, strict=True):
+            rotation = rotation @ rotation_about(axis, angle)
+        return rotation
+
+    @staticmethod
+    def motion_subspace(link: SpaceLink, angles: np.ndarray) -> np.ndarray:
+        """S(q), 3 x ndof: the relative angular velocity (link frame) is S u."""
+        if link.kind is JointKind.SPHERICAL:
+            return np.eye(3)
+        if link.kind is JointKind.REVOLUTE:
+            return link.axes.T.copy()
+        first = rotation_about(link.axes[1], angles[1]).T @ link.axes[0]
+        return np.column_stack([first, link.axes[1]])
+
+    @staticmethod
+    def motion_subspace_rate(link: SpaceLink, angles: np.ndarray, rates: np.ndarray) -> np.ndarray:
+        """Ṡ(q, q̇) u (link frame, rad/s²): nonzero only for universal joints, −q̇₀ q̇₁ a₁ × S[:, 0]."""
+        if link.kind is not JointKind.UNIVERSAL:
+            return np.zeros(3)
+        first = rotation_about(link.axes[1], angles[1]).T @ link.axes[0]
+        return -rates[0] * rates[1] * np.cross(link.axes[1], first)
+
+    def spherical_from_angles(self, link: SpaceLink, angles: np.ndarray) -> np.ndarray:
+        """Quaternion [w, x, y, z] of successive rotations by ``angles`` about the joint's three axes."""
+        rotation = np.eye(3)
+        for axis, angle in zip(link.axes, angles, strict=True):
+            rotation = rotation @ rotation_about(axis, angle)
+        return mat2quat(rotation)
+
+    @staticmethod
+    def spherical_to_angles(link: SpaceLink, rotation: np.ndarray) -> np.ndarray:
+        """The reported angles of a 3-DOF joint: rotation = Π rot(a_i, θ_i), i = 0, 1, 2 (rad).
+
+        With the orthonormal axis matrix A = [a₀ a₁ a₂], Aᵀ R A is an intrinsic x-y-z rotation
+        (transforms3d 'rxyz'); a left-handed A reverses every angle. Only for output: the state
+        keeps the quaternion, so the decomposition's gimbal lock at θ₁ = ±π/2 never affects the motion.
+        """
+        axes = link.axes.T
+        handedness = np.sign(np.linalg.det(axes))
+        return handedness * np.array(mat2euler(axes.T @ rotation @ axes, "rxyz"))
+
+    # ----------------------------------------------------------------- construction
+    @classmethod
+    def from_model(cls, model) -> "SpaceRobot":
+        """Convert a :class:`RobotModel` with a floating base; ModelError says what does not fit."""
+        from discrete_robot.model.description import JointType
+
+        base = model.base
+        if not base.floating:
+            raise ModelError(f"robot '{model.name}': the space robot needs a floating base "
+                             f"(base '{base.name}' has type fixed)")
+        if np.any(np.asarray(model.gravity, dtype=float) != 0.0):
+            raise ModelError(f"robot '{model.name}': a free-floating space robot has gravity [0, 0, 0], "
+                             f"got {list(model.gravity)}")
+        base_inertia = np.asarray(base.inertia, dtype=float)
+        _check_body(base.name, base.mass, base_inertia, base.com)
+        if np.linalg.eigvalsh(base_inertia).min() <= 0.0:
+            raise ModelError(f"base '{base.name}': inertia is singular (eigenvalues "
+                             f"{np.linalg.eigvalsh(base_inertia).tolist()}); a free-floating base needs a "
+                             f"positive-definite inertia")
+        kinds = {JointType.REVOLUTE: JointKind.REVOLUTE, JointType.UNIVERSAL: JointKind.UNIVERSAL,
+                 JointType.SPHERICAL: JointKind.SPHERICAL}
+        index = {base.name: 0}
+        coms = {base.name: np.asarray(base.com, dtype=float)}
+        links, rate_start, angle_start, spherical = [], 0, 0, 0
+        for link in model.links:
+            joint = link.joint
+            if joint.type not in kinds:
+                raise ModelError(f"link '{link.name}': joint '{joint.name}' is {joint.type.name.lower()}; the space "
+                                 f"robot has rotational joints only (revolute, universal, spherical)")
+            kind = kinds[joint.type]
+            axes = np.asarray(joint.axes, dtype=float).reshape(kind.value, 3)
+            inertia = np.asarray(link.inertia, dtype=float)
+            com = np.asarray(link.com, dtype=float)
+            _check_body(link.name, link.mass, inertia, com)
+            _check_joint_inertia(link.name, joint.name, kind, axes, link.mass, inertia, com)
+            if kind is JointKind.SPHERICAL and not np.allclose(axes @ axes.T, np.eye(3), atol=1e-9):
+                raise ModelError(f"link '{link.name}': spherical joint '{joint.name}' needs three orthonormal "
+                                 f"axes, got {axes.tolist()}")
+            ndof = kind.value
+            n_angles = 0 if kind is JointKind.SPHERICAL else ndof
+            links.append(SpaceLink(
+                name=link.name, parent=index[link.parent], joint_name=joint.name, kind=kind, axes=axes,
+                fixed_rotation=np.asarray(joint.rotation, dtype=float),
+                offset=np.asarray(joint.origin, dtype=float) - coms[link.parent],
+                com=com, tip=np.asarray(link.tip, dtype=float), mass=float(link.mass), inertia=inertia,
+                rates=slice(rate_start, rate_start + ndof), angles=slice(angle_start, angle_start + n_angles),
+                quaternion_index=spherical if kind is JointKind.SPHERICAL else -1,
+                initial=np.asarray(joint.initial, dtype=float)))
+            rate_start += ndof
+            angle_start += n_angles
+            spherical += kind is JointKind.SPHERICAL
+            index[link.name] = len(links)
+            coms[link.name] = com
+        arms = tuple(tuple(i + 1 for i in chain) for chain in model.chains_from_base())
+        if not links or not arms:
+            raise ModelError(f"robot '{model.name}': has no arms (no link is attached to base '{base.name}')")
+        return cls(name=model.name, base_name=base.name, base_mass=float(base.mass), base_inertia=base_inertia,
+                   base_com=np.asarray(base.com, dtype=float), links=tuple(links), arms=arms)
+
+
+def _check_body(name: str, mass: float, inertia: np.ndarray, com) -> None:
+    values = np.concatenate([[mass], np.ravel(inertia), np.ravel(com)])
+    if not np.all(np.isfinite(values)):
+        raise ModelError(f"body '{name}': mass, inertia and com must be finite, got mass={mass}, "
+                         f"inertia={np.asarray(inertia).tolist()}, com={np.asarray(com).tolist()}")
+    if mass <= 0.0:
+        raise ModelError(f"body '{name}': mass must be > 0, got {mass}")
+    if (inertia.shape != (3, 3) or not np.allclose(inertia, inertia.T)
+            or np.linalg.eigvalsh(inertia).min() < -1e-9 * np.abs(inertia).max()):
+        raise ModelError(f"body '{name}': inertia must be a symmetric positive semi-definite 3x3 matrix, "
+                         f"got {inertia.tolist()}")
+
+
+def _check_joint_inertia(link: str, joint: str, kind: JointKind, axes: np.ndarray, mass: float,
+                         inertia: np.ndarray, com: np.ndarray) -> None:
+    """The link must have inertia about every direction its joint turns it (else the mass matrix is singular).
+
+    Inertia about the joint point: I + m [R]ᵀ[R] (parallel axis). A universal joint's second axis
+    sweeps the plane of its first, so 2- and 3-DOF joints need it positive definite; a revolute
+    joint needs aᵀ I_joint a > 0.
+    """
+    about_joint = inertia + mass * skew(com).T @ skew(com)
+    if kind is JointKind.REVOLUTE:
+        smallest = float(axes[0] @ about_joint @ axes[0])
+    else:
+        smallest = float(np.linalg.eigvalsh(about_joint).min())
+    if smallest <= 1e-12 * max(1.0, float(np.trace(about_joint))):
+        raise ModelError(f"link '{link}': inertia about joint '{joint}' is singular along the joint's rotation "
+                         f"axes (smallest moment {smallest:.3g} kg m²); the joint would turn it without effort")
+
+
+def rotation_from_quaternion_wxyz(quaternion: np.ndarray) -> np.ndarray:
+    """Rotation matrix of a unit quaternion [w, x, y, z] (normalised first, so round-off never skews it).
+
+    Written out rather than transforms3d.quat2mat because it runs for every body at every
+    integrator stage and the closed form is several times faster.
+    """
+    w, x, y, z = np.asarray(quaternion, dtype=float) / np.linalg.norm(quaternion)
+    return np.array([
+        [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+        [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+        [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
+    ])
+
+
