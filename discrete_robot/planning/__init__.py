@@ -1,0 +1,11 @@
+"""Trajectory planning on the discrete dynamic robot model and discrete mechanics optimal control.
+
+- :mod:`.path`: joint-space paths through waypoints (straight segments, or a spline when smooth).
+- :mod:`.constraints`: torque, velocity and position limits and their validation.
+- :mod:`.min_time`: minimum-time path following on the discrete model (reachability passes on the
+  path speed; the generic SLSQP formulation over the time steps for comparison and smooth paths).
+- :mod:`.continuous_topp`: the continuous time-optimal reference the discrete durations converge to.
+- :mod:`.dmoc`: fixed-time minimum-effort control with variational integrators as constraints (SQP).
+- :mod:`.collocation`: the same problems on a Runge–Kutta discretisation, for comparison.
+- :mod:`.cli`: the ``plan`` commands of ``python -m discrete_robot``.
+"""
