@@ -35,6 +35,7 @@ from discrete_robot.space.kinematics import (
     body_accelerations,
     body_poses,
     body_velocities,
+    cross,
     joint_e_terms,
     partial_derivative_rates,
     partial_derivatives,
@@ -101,28 +102,66 @@ def momentum_rate(robot: SpaceRobot, partials: Partials, rates: tuple[list, list
 def transport_terms(robot: SpaceRobot, velocities: Velocities, momentum: np.ndarray) -> np.ndarray:
     """The terms of (19)–(21) besides d/dt and E: [ω0] p_V0; [ω0] p_ω0 + [V0] p_V0; [ω_i] p_ω_i."""
     terms = np.empty(w_size(robot))
-    terms[0:3] = np.cross(velocities.angular[0], momentum[0:3])
-    terms[3:6] = np.cross(velocities.angular[0], momentum[3:6]) + np.cross(velocities.linear[0], momentum[0:3])
+    terms[0:3] = cross(velocities.angular[0], momentum[0:3])
+    terms[3:6] = cross(velocities.angular[0], momentum[3:6]) + cross(velocities.linear[0], momentum[0:3])
     for b in range(1, robot.body_count):
         rows = w_rows(b)
-        terms[rows] = np.cross(velocities.relative[b], momentum[rows])
+        terms[rows] = cross(velocities.relative[b], momentum[rows])
     return terms
 
 
 def load_generalized_forces(robot: SpaceRobot, poses: Poses, loads: WorldLoads) -> np.ndarray:
-    """Right-hand sides of (19)–(21) from external loads, in w: F0, M0 (base frame) and each M_i (link frame)."""
+    """Right-hand sides of (19)–(21) from external loads, in w: F0, M0 (base frame) and each M_i (link frame).
+
+    M_i collects the moments about joint i of the loads on joint i's link and every link outboard of it.
+    """
     forces = np.zeros(w_size(robot))
     if len(loads.bodies) == 0:
         return forces
     base_to_world = poses.rotations[0]
     forces[0:3] = base_to_world.T @ loads.total_force()
     forces[3:6] = base_to_world.T @ loads.moment_about(poses.com_positions[0])
-    for b in range(1, robot.body_count):
-        outboard = np.isin(loads.bodies, robot.subtrees[b])
-        if outboard.any():
-            selected = WorldLoads(loads.bodies[outboard], loads.forces[outboard], loads.points[outboard],
-                                  loads.moments[outboard])
-            forces[w_rows(b)] = poses.rotations[b].T @ selected.moment_about(poses.frame_origins[b])
+    for body, force, point, moment in zip(loads.bodies, loads.forces, loads.points, loads.moments, strict=True):
+        for i in robot.ancestors[body]:
+            forces[w_rows(i)] += poses.rotations[i].T @ (cross(point - poses.frame_origins[i], force) + moment)
+    return forces
+
+
+@dataclass(frozen=True, eq=False)
+class ConfigurationTerms:
+    """What depends on the configuration only: poses, partial derivatives, G and M = Gᵀ M_w G."""
+
+    poses: Poses
+    partials: Partials
+    projection: np.ndarray
+    mass_matrix: np.ndarray
+
+
+def configuration_terms(robot: SpaceRobot, state: SpaceRobotState) -> ConfigurationTerms:
+    """Poses (25), partial derivatives (30)–(45) and the mass matrix in u at the state's configuration."""
+    poses = body_poses(robot, state)
+    partials = partial_derivatives(robot, poses)
+    G = projection(robot, poses)
+    return ConfigurationTerms(poses, partials, G, G.T @ quasi_mass_matrix(robot, partials) @ G)
+
+
+def bias_forces(robot: SpaceRobot, state: SpaceRobotState, config: ConfigurationTerms) -> np.ndarray:
+    """h = Gᵀ × the left-hand sides of (19)–(21) at u̇ = 0 (velocity products, E terms)."""
+    poses, partials = config.poses, config.partials
+    velocities = body_velocities(robot, poses, state)
+    momentum = generalized_momentum(robot, partials, velocities)
+    rates = partial_derivative_rates(robot, poses, partials, velocities)
+    angular_rates, linear_rates = body_accelerations(robot, poses, velocities, state, None)
+    bias_w = (momentum_rate(robot, partials, rates, velocities, angular_rates, linear_rates)
+              + transport_terms(robot, velocities, momentum) + joint_e_terms(robot, poses, velocities))
+    return config.projection.T @ bias_w
+
+
+def applied_forces(robot: SpaceRobot, config: ConfigurationTerms, loads, joint_torques: np.ndarray) -> np.ndarray:
+    """Q = Gᵀ [F0; M0; M_i] of the external loads plus the joint torques (validated inputs)."""
+    world = resolve_loads(robot, config.poses, loads)
+    forces = config.projection.T @ load_generalized_forces(robot, config.poses, world)
+    forces[6:] += joint_torques
     return forces
 
 
@@ -131,24 +170,9 @@ def equation_terms(robot: SpaceRobot, state: SpaceRobotState, loads=(), joint_to
     validate_state(robot, state)
     loads = validate_loads(robot, loads)
     torques = validate_joint_torques(robot, joint_torques)
-    poses = body_poses(robot, state)
-    partials = partial_derivatives(robot, poses)
-    velocities = body_velocities(robot, poses, state)
-    G = projection(robot, poses)
-    mass_w = quasi_mass_matrix(robot, partials)
-    bias_w = _bias_w(robot, state, poses, partials, velocities)
-    forces = G.T @ load_generalized_forces(robot, poses, resolve_loads(robot, poses, loads))
-    forces[6:] += torques
-    return EquationTerms(G.T @ mass_w @ G, G.T @ bias_w, forces)
-
-
-def _bias_w(robot, state, poses, partials, velocities) -> np.ndarray:
-    """h in w: the left-hand sides of (19)–(21) at ẇ = 0 (but Ṡu of universal joints included)."""
-    momentum = generalized_momentum(robot, partials, velocities)
-    rates = partial_derivative_rates(robot, poses, partials, velocities)
-    angular_rates, linear_rates = body_accelerations(robot, poses, velocities, state, None)
-    return (momentum_rate(robot, partials, rates, velocities, angular_rates, linear_rates)
-            + transport_terms(robot, velocities, momentum) + joint_e_terms(robot, poses, velocities))
+    config = configuration_terms(robot, state)
+    return EquationTerms(config.mass_matrix, bias_forces(robot, state, config),
+                         applied_forces(robot, config, loads, torques))
 
 
 def forward_dynamics(robot: SpaceRobot, state: SpaceRobotState, loads=(), joint_torques=None) -> np.ndarray:
@@ -158,16 +182,50 @@ def forward_dynamics(robot: SpaceRobot, state: SpaceRobotState, loads=(), joint_
     acceleration is R0 (V̇0 + ω0 × V0).
     """
     terms = equation_terms(robot, state, loads, joint_torques)
-    return solve_mass_matrix(robot, terms.mass_matrix, terms.generalized_forces - terms.bias)
+    return solve_by_arms(robot, terms.mass_matrix, terms.generalized_forces - terms.bias)
 
 
-def solve_mass_matrix(robot: SpaceRobot, mass_matrix: np.ndarray, rhs: np.ndarray) -> np.ndarray:
-    """M⁻¹ rhs by Cholesky; ModelError if M is not positive definite (a body without inertia)."""
+def arm_dof_indices(robot: SpaceRobot) -> list[np.ndarray]:
+    """Indices into u of each arm's joint rates (arms couple only through the base, eq. (39))."""
+    return [np.concatenate([6 + np.arange(robot.links[b - 1].rates.start, robot.links[b - 1].rates.stop)
+                            for b in arm]) for arm in robot.arms]
+
+
+def solve_by_arms(robot: SpaceRobot, mass_matrix: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """M⁻¹ rhs by block elimination: each arm's block is factored alone, then the 6x6 base Schur complement.
+
+    M has the arrow structure [[M_bb, M_b1, ..., M_bn], [M_1b, M_11, 0, ...], ...] because no kinematic
+    path joins two arms, so the cost is Σ_arms n_arm³ instead of (6 + dof)³: linear in the number of arms.
+    """
+    base_rows = slice(0, 6)
+    schur = mass_matrix[base_rows, base_rows].copy()
+    reduced = rhs[base_rows].copy()
+    eliminated = []
+    for rows in arm_dof_indices(robot):
+        block = _cholesky(robot, mass_matrix[np.ix_(rows, rows)])
+        coupling = mass_matrix[np.ix_(rows, np.arange(6))]
+        solved = cho_solve(block, np.column_stack([coupling, rhs[rows]]))
+        schur -= coupling.T @ solved[:, :6]
+        reduced -= coupling.T @ solved[:, 6]
+        eliminated.append((rows, solved))
+    result = np.empty_like(rhs)
+    result[base_rows] = cho_solve(_cholesky(robot, schur), reduced)
+    for rows, solved in eliminated:
+        result[rows] = solved[:, 6] - solved[:, :6] @ result[base_rows]
+    return result
+
+
+def _cholesky(robot: SpaceRobot, matrix: np.ndarray):
     try:
-        return cho_solve(cho_factor(mass_matrix), rhs)
+        return cho_factor(matrix)
     except np.linalg.LinAlgError:
         raise ModelError(f"robot '{robot.name}': the mass matrix is not positive definite "
                          f"(a body has no inertia along a direction its joint moves it)") from None
+
+
+def solve_mass_matrix(robot: SpaceRobot, mass_matrix: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """M⁻¹ rhs by one dense Cholesky factorisation; ModelError if M is not positive definite."""
+    return cho_solve(_cholesky(robot, mass_matrix), rhs)
 
 
 def inverse_dynamics(robot: SpaceRobot, state: SpaceRobotState, accelerations: np.ndarray, loads=()) -> np.ndarray:
