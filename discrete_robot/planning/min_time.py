@@ -384,42 +384,50 @@ def _check_dimensions(path: WaypointPath, limits: JointLimits) -> None:
         raise InputError(f"path has {path.dof} joints, the limits {limits.dof} ({', '.join(limits.joint_names)})")
 
 
-def _velocities(q: np.ndarray, dt: np.ndarray) -> np.ndarray:
-    """Node velocities from rest by the smoothing formula q̇(k+1) = 2Δq(k)/Δt(k) − q̇(k)."""
-    qd = np.zeros_like(q)
-    steps = np.diff(q, axis=0)
-    for k in range(dt.size):
-        qd[k + 1] = 2.0 * steps[k] / dt[k] - qd[k]
+def _velocities(chords: np.ndarray, chord_speed: np.ndarray) -> np.ndarray:
+    """Node velocities from rest by the smoothing formula q̇(k+1) = 2Δq(k)/Δt(k) − q̇(k) = 2 w_k û_k − q̇(k).
+
+    ``chords`` (N, n) are the Δq(k), ``chord_speed`` w_k = |Δq(k)|/Δt(k); the map is linear in w.
+    """
+    directions = chords / np.linalg.norm(chords, axis=1, keepdims=True)
+    qd = np.zeros((chords.shape[0] + 1, chords.shape[1]))
+    for k, (direction, w) in enumerate(zip(directions, chord_speed, strict=True)):
+        qd[k + 1] = 2.0 * w * direction - qd[k]
     return qd
 
 
-def _starting_time_steps(model, limits: JointLimits, q: np.ndarray, s: np.ndarray) -> np.ndarray:
-    """A feasible-ish start for the NLP: the profile v = c·√(distance to the nearer end), c halved until the
-    torques respect the limits (a generic guess that knows nothing of the reachability solution)."""
+def _starting_chord_speeds(model, limits: JointLimits, q: np.ndarray, s: np.ndarray) -> np.ndarray:
+    """A generic start for the NLP, knowing nothing of the reachability solution: the node speed profile
+    v = c·√(distance to the nearer end), c halved from 10 until the torques respect the limits."""
     distance = np.minimum(s - s[0], s[-1] - s)
     shape = np.sqrt(distance / max(distance.max(), 1e-12))
+    chords = np.diff(q, axis=0)
+    lengths = np.linalg.norm(chords, axis=1)
     c = 10.0
     for _ in range(60):
         v = c * shape
-        dt = 2.0 * np.diff(s) / (v[:-1] + v[1:])
-        qd = _velocities(q, dt)
+        w = 0.5 * (v[:-1] + v[1:])
+        qd = _velocities(chords, w)
+        dt = lengths / w
         torques = np.array([model.generalized_forces(q[k], qd[k], q[k + 1], qd[k + 1], dt[k])
                             for k in range(dt.size)])
         if np.all(limits.torque_utilisation(torques) <= 1.0) and np.all(limits.velocity_utilisation(qd) <= 1.0):
-            return dt
+            break
         c *= 0.5
-    return dt
+    return w
 
 
 def plan_min_time_nlp(model: DiscreteForces, path: WaypointPath, limits: JointLimits, grid_points: int = 30,
                       nodes_s: np.ndarray | None = None, maxiter: int = 500) -> MinTimePlan:
-    """The generic NLP: minimise Σ Δt(k) over the time steps with SLSQP, torques from the model.
+    """The generic NLP over the time steps, solved by SLSQP with torques from the model.
 
-    Velocities follow from the Δt's by the smoothing formula (a vector recursion, so this works on curved
-    paths too); constraints: |F_r(k)| ≤ effort_r, |q̇_r(k)| ≤ velocity_r, q̇(N) = 0; derivatives by
-    finite differences. It is the baseline of the benchmark and the planner of smooth paths; it finds a
-    local optimum from a generic start and costs O(N²) model evaluations per iteration. ``nodes_s``
-    (path parameters) overrides the uniform grid, e.g. to solve on the reachability planner's grid.
+    Variables: the chord speeds w_k = |Δq(k)|/Δt(k) (the Δt's in reciprocal form: the smoothing formula
+    q̇(k+1) = 2 w_k û_k − q̇(k) is then linear in them, where in Δt it is badly scaled); objective
+    Σ |Δq(k)|/w_k = Σ Δt(k); constraints |F_r(k)| ≤ effort_r, |q̇_r(k)| ≤ velocity_r and q̇(N) = 0;
+    derivatives by finite differences. Velocities are vectors, so curved (smooth) paths work too. It is the
+    benchmark's baseline and the planner of smooth paths: a local optimum from a generic start at
+    O(N²) model evaluations per iteration. ``nodes_s`` (path parameters) overrides the uniform grid, e.g.
+    to solve on the reachability planner's grid.
     """
     started = time.perf_counter()
     _check_dimensions(path, limits)
@@ -428,46 +436,53 @@ def plan_min_time_nlp(model: DiscreteForces, path: WaypointPath, limits: JointLi
     q = path.position(s)
     if path.smooth:
         limits.check_positions(q, what="spline node")
+    chords = np.diff(q, axis=0)
+    lengths = np.linalg.norm(chords, axis=1)
     n_steps = s.size - 1
     finite_velocity = np.isfinite(limits.velocity)
     cache: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}
 
-    def evaluate(dt: np.ndarray):
-        key = dt.tobytes()
+    def evaluate(w: np.ndarray):
+        key = w.tobytes()
         if key not in cache:
             cache.clear()
-            qd = _velocities(q, dt)
+            qd = _velocities(chords, w)
+            dt = lengths / w
             torques = np.array([model.generalized_forces(q[k], qd[k], q[k + 1], qd[k + 1], dt[k])
                                 for k in range(n_steps)])
             cache[key] = (qd, torques)
         return cache[key]
 
-    def inequalities(dt: np.ndarray) -> np.ndarray:
-        qd, torques = evaluate(dt)
-        margins = [(limits.effort - torques).ravel(), (limits.effort + torques).ravel()]
+    def inequalities(w: np.ndarray) -> np.ndarray:
+        qd, torques = evaluate(w)
+        margins = [((limits.effort - torques) / limits.effort).ravel(),
+                   ((limits.effort + torques) / limits.effort).ravel()]
         if np.any(finite_velocity):
-            inner = qd[1:-1][:, finite_velocity]
-            margins += [(limits.velocity[finite_velocity] - inner).ravel(),
-                        (limits.velocity[finite_velocity] + inner).ravel()]
-        return np.concatenate(margins) / np.max(limits.effort)
+            inner = qd[1:-1][:, finite_velocity] / limits.velocity[finite_velocity]
+            margins += [(1.0 - inner).ravel(), (1.0 + inner).ravel()]
+        return np.concatenate(margins)
 
-    def final_velocity(dt: np.ndarray) -> np.ndarray:
-        return evaluate(dt)[0][-1]
+    # q̇(N) lies in the span of the chords; constraining its coordinates in an orthonormal basis of that span
+    # (rank 1 on a straight path) avoids redundant equalities, which make SLSQP's subproblem singular.
+    _, singular, basis = np.linalg.svd(chords, full_matrices=False)
+    basis = basis[singular > 1e-10 * singular[0]]
 
-    x0 = _starting_time_steps(model, limits, q, s)
-    result = minimize(lambda dt: float(np.sum(dt)), x0, jac=lambda dt: np.ones_like(dt), method="SLSQP",
-                      bounds=[(1e-6, None)] * n_steps,
+    def final_velocity(w: np.ndarray) -> np.ndarray:
+        return basis @ evaluate(w)[0][-1]
+
+    result = minimize(lambda w: float(np.sum(lengths / w)), _starting_chord_speeds(model, limits, q, s),
+                      jac=lambda w: -lengths / (w * w), method="SLSQP", bounds=[(1e-9, None)] * n_steps,
                       constraints=[{"type": "ineq", "fun": inequalities}, {"type": "eq", "fun": final_velocity}],
                       options={"maxiter": maxiter, "ftol": 1e-12})
-    dt = np.asarray(result.x, dtype=float)
-    qd = _velocities(q, dt)
-    violation = max(float(np.max(-np.minimum(inequalities(dt), 0.0))) * np.max(limits.effort),
-                    float(np.max(np.abs(qd[-1]))))
-    if not result.success and violation > 1e-6:
+    w = np.asarray(result.x, dtype=float)
+    qd = _velocities(chords, w)
+    violation = max(float(np.max(-np.minimum(inequalities(w), 0.0))), float(np.max(np.abs(qd[-1]))))
+    if violation > 1e-6:
         raise InfeasibleError(f"min-time NLP did not find a feasible motion: {result.message} "
                               f"(constraint violation {violation:.3g})")
+    LOGGER.info("min-time NLP: %s after %d iterations", result.message, result.nit)
     qd[-1] = 0.0
-    return _assemble(model, limits, q, qd, dt, s, np.full(s.size, np.nan), 0, started, "nlp")
+    return _assemble(model, limits, q, qd, lengths / w, s, np.full(s.size, np.nan), 0, started, "nlp")
 
 
 def replay(model: DiscreteForces, plan: MinTimePlan) -> np.ndarray:

@@ -92,7 +92,12 @@ class WaypointPath:
         """q(s), shape (..., n)."""
         s = np.clip(np.asarray(s, dtype=float), 0.0, self.length)
         if self._spline is not None:
-            return self._spline(s)
+            positions = self._spline(s)
+            # the spline meets its waypoints only to round-off; return them exactly at the knots
+            index = np.searchsorted(self.knots, s)
+            exact = (index < self.knots.size) & (self.knots[np.minimum(index, self.knots.size - 1)] == s)
+            positions[exact] = self.waypoints[index[exact]]
+            return positions
         index = np.clip(np.searchsorted(self.knots, s, side="right") - 1, 0, len(self.segments) - 1)
         starts = self.waypoints[index]
         ends = self.waypoints[index + 1]
