@@ -230,12 +230,13 @@ def continuous_dynamics(params: DumbbellParams, attitude: AttitudeForm = Attitud
 
 
 def simulate_rk45(params: DumbbellParams, initial: RigidBodyState, duration: float, rtol: float,
-                  attitude: AttitudeForm = AttitudeForm.ROTATION_MATRIX, method: str = "RK45") -> DumbbellTrajectory:
-    """scipy's ``method`` on eqs. (37)–(40), rtol = atol, sampled at its own accepted steps."""
+                  attitude: AttitudeForm = AttitudeForm.ROTATION_MATRIX, atol: float | None = None,
+                  method: str = "RK45") -> DumbbellTrajectory:
+    """scipy's ``method`` on eqs. (37)–(40), atol = rtol unless given, sampled at its own accepted steps."""
     att0 = initial.rotation.ravel() if attitude == AttitudeForm.ROTATION_MATRIX else mat2quat(initial.rotation)
     y0 = np.concatenate([att0, initial.position, initial.omega, initial.velocity])
     solution = solve_ivp(continuous_dynamics(params, attitude), (0.0, duration), y0, method=method,
-                         rtol=rtol, atol=rtol)
+                         rtol=rtol, atol=rtol if atol is None else atol)
     n_att = att0.size
     states, energies = [], np.empty(solution.t.size)
     for k, y in enumerate(solution.y.T):

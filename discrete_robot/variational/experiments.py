@@ -2,8 +2,9 @@
 
 Each experiment runs the article's variational integrator with the article's step and length, times it
 (CPU time, best of three), then runs scipy's RK45 with the tolerance that makes it take about as long
-(:func:`~discrete_robot.variational.comparison.run_rk45_for_cpu_time`), and reports what the article
-reports — the mean variation of the energy (mean over steps of |E_k − E_0|), the unit-length or
+(:func:`~discrete_robot.variational.comparison.run_rk45_for_cpu_time`), and once more at MATLAB ode45's
+default tolerances (rtol 1e-3, atol 1e-6), which the article's RK45 figures are consistent with. It reports
+what the article reports — the mean variation of the energy (mean over steps of |E_k − E_0|), the unit-length or
 orthogonality error — plus the largest error against an exact or tight-tolerance reference solution.
 A PNG plot goes to ``--output-dir``. The article's own figures are in ``ARTICLE_FIGURES`` and in
 docs/variational_experiments.md.
@@ -11,6 +12,8 @@ docs/variational_experiments.md.
 
 import enum
 import logging
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -26,6 +29,7 @@ from discrete_robot.variational import (
     spherical_pendulum,
 )
 from discrete_robot.variational.comparison import (
+    CpuMatchedRun,
     cpu_timed,
     mean_variation,
     orthogonality_errors,
@@ -68,31 +72,78 @@ CART_PENDULUM_DISSIPATION = 1.0
 """D (1/s) of the dissipative variant; gives the linearised φ oscillation a damping ratio of about 0.15."""
 
 REFERENCE_TOLERANCE = 1e-12
+DEFAULT_TOLERANCES = (1e-3, 1e-6)
+"""(rtol, atol) of MATLAB's ode45 when none are given; reported next to the equal-CPU-time run."""
 
 
 def _steps(duration: float, h: float) -> int:
     return int(round(duration / h))
 
 
-def _rk45_summary(matched, trajectory, **metrics) -> dict:
-    return {"rtol": matched.rtol, "cpu_seconds": matched.cpu_seconds, "steps": int(trajectory.t.size - 1),
+@dataclass(frozen=True)
+class Rk45Baselines:
+    """One attitude/state form of the RK45 baseline: the equal-CPU-time run and the default-tolerance run."""
+
+    matched: CpuMatchedRun
+    default: object
+    default_seconds: float
+
+
+def run_baselines(simulate_rk45: Callable[[float, float], object], vi_seconds: float) -> Rk45Baselines:
+    """``simulate_rk45(rtol, atol)`` tuned to the VI's CPU time (rtol = atol), and at DEFAULT_TOLERANCES."""
+    matched = run_rk45_for_cpu_time(lambda rtol: simulate_rk45(rtol, rtol), vi_seconds)
+    default, seconds = cpu_timed(simulate_rk45, *DEFAULT_TOLERANCES)
+    return Rk45Baselines(matched, default, seconds)
+
+
+def _rk45_summary(trajectory, rtol: float, atol: float, cpu_seconds: float, metrics: dict) -> dict:
+    return {"rtol": rtol, "atol": atol, "cpu_seconds": cpu_seconds, "steps": int(trajectory.t.size - 1),
             "energy_mean_variation": mean_variation(trajectory.energy),
-            "energy_final_change": float(trajectory.energy[-1] - trajectory.energy[0]),
-            "calibration_trials": [{"rtol": r, "cpu_seconds": s} for r, s in matched.trials], **metrics}
+            "energy_final_change": float(trajectory.energy[-1] - trajectory.energy[0]), **metrics}
 
 
-def _vi_summary(trajectory, cpu_seconds: float, **metrics) -> dict:
+def _baseline_entries(key: str, baselines: Rk45Baselines, metrics: Callable[[object], dict]) -> dict:
+    """``key``: the equal-CPU-time run with its calibration trials; ``key``_default_tolerance: the other."""
+    matched = baselines.matched
+    return {key: {**_rk45_summary(matched.result, matched.rtol, matched.rtol, matched.cpu_seconds,
+                                  metrics(matched.result)),
+                  "calibration_trials": [{"rtol": r, "cpu_seconds": t} for r, t in matched.trials]},
+            f"{key}_default_tolerance": _rk45_summary(baselines.default, *DEFAULT_TOLERANCES,
+                                                      baselines.default_seconds, metrics(baselines.default))}
+
+
+def _vi_summary(trajectory, cpu_seconds: float, metrics: dict) -> dict:
     return {"cpu_seconds": cpu_seconds, "steps": int(trajectory.t.size - 1),
             "energy_mean_variation": mean_variation(trajectory.energy),
             "energy_max_variation": float(np.max(np.abs(trajectory.energy - trajectory.energy[0]))), **metrics}
 
 
-def _energy_plot(ax, runs, ylabel: str, xlabel: str = "t [s]"):
-    for label, trajectory, style in runs:
-        ax.plot(trajectory.t, trajectory.energy, style, label=label, lw=1.0)
+def _curves(vi, vi_label: str, baselines: dict[str, Rk45Baselines]) -> list[tuple[str, object, str]]:
+    """(label, trajectory, style) of every run, RK45 first so that the VI is drawn on top."""
+    styles = iter([("b:", "c--"), ("k:", "m--")])
+    curves = []
+    for name, runs in baselines.items():
+        matched_style, default_style = next(styles)
+        curves += [(f"{name}, equal CPU (rtol {runs.matched.rtol:.0e})", runs.matched.result, matched_style),
+                   (f"{name}, rtol 1e-3", runs.default, default_style)]
+    return curves + [(vi_label, vi, "r-")]
+
+
+def _plot_curves(ax, curves, values: Callable[[object], np.ndarray], ylabel: str, xlabel: str = "t [s]",
+                 log: bool = False):
+    for label, trajectory, style in curves:
+        y = values(trajectory)
+        if log:
+            ax.semilogy(trajectory.t, np.maximum(y, 1e-17), style, label=label, lw=0.9)
+        else:
+            ax.plot(trajectory.t, y, style, label=label, lw=0.9)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
-    ax.legend()
+    ax.legend(fontsize="small")
+
+
+def _energy(trajectory) -> np.ndarray:
+    return trajectory.energy
 
 
 def run_mass_spring(output_dir: Path | None, duration: float | None = None) -> dict:
@@ -101,21 +152,21 @@ def run_mass_spring(output_dir: Path | None, duration: float | None = None) -> d
     h, duration = article["time_step"], duration or article["duration"]
     params, q0, qd0 = mass_spring.MassSpringParams(), np.sqrt(2.0), 0.0
     vi, vi_seconds = cpu_timed(mass_spring.simulate_vi, params, q0, qd0, h, _steps(duration, h), repeats=3)
-    matched = run_rk45_for_cpu_time(lambda rtol: mass_spring.simulate_rk45(params, q0, qd0, vi.t[-1], rtol),
-                                    vi_seconds)
-    rk = matched.result
+    rk = run_baselines(lambda rtol, atol: mass_spring.simulate_rk45(params, q0, qd0, vi.t[-1], rtol, atol),
+                       vi_seconds)
 
-    def max_error(trajectory):
-        return float(np.max(np.abs(trajectory.q - mass_spring.exact_solution(params, q0, qd0, trajectory.t)[0])))
+    def metrics(trajectory) -> dict:
+        exact = mass_spring.exact_solution(params, q0, qd0, trajectory.t)[0]
+        return {"max_position_error": float(np.max(np.abs(trajectory.q - exact)))}
 
     result = {"experiment": Experiment.MASS_SPRING, "time_step": h, "duration": float(vi.t[-1]),
-              "initial_energy": float(vi.energy[0]),
-              "vi": _vi_summary(vi, vi_seconds, max_position_error=max_error(vi)),
-              "rk45": _rk45_summary(matched, rk, max_position_error=max_error(rk)), "article": article}
+              "initial_energy": float(vi.energy[0]), "vi": _vi_summary(vi, vi_seconds, metrics(vi)),
+              **_baseline_entries("rk45", rk, metrics), "article": article}
     if output_dir is not None:
         fig, ax = new_figure()
-        _energy_plot(ax, [("RK45", rk, "b:"), ("VI", vi, "r-")], "E [J]")
-        ax.set_title(f"Mass-spring, h = {h} s (RK45 at equal CPU time, rtol = {matched.rtol:.1e})")
+        _plot_curves(ax, _curves(vi, "VI", {"RK45": rk}), _energy, "E [J]")
+        ax.set_ylim(0.9, 1.1)
+        ax.set_title(f"Mass-spring, h = {h} s")
         result["plot"] = save_figure(fig, output_dir, "variational_mass_spring")
     return result
 
@@ -126,23 +177,22 @@ def run_planar_pendulum(output_dir: Path | None, duration: float | None = None) 
     h, duration = article["time_step"], duration or article["duration"]
     params, theta0 = planar_pendulum.PlanarPendulumParams(), np.pi / 2
     vi, vi_seconds = cpu_timed(planar_pendulum.simulate_vi, params, theta0, 0.0, h, _steps(duration, h), repeats=3)
-    matched = run_rk45_for_cpu_time(
-        lambda rtol: planar_pendulum.simulate_rk45(params, theta0, 0.0, vi.t[-1], rtol), vi_seconds)
-    rk = matched.result
+    rk = run_baselines(lambda rtol, atol: planar_pendulum.simulate_rk45(params, theta0, 0.0, vi.t[-1], rtol, atol),
+                       vi_seconds)
 
-    def max_error(trajectory):
+    def metrics(trajectory) -> dict:
         exact = planar_pendulum.exact_angle_from_rest(params, theta0, trajectory.t)
-        return float(np.max(np.abs(np.angle(np.exp(1j * (trajectory.theta - exact))))))
+        return {"max_angle_error": float(np.max(np.abs(np.angle(np.exp(1j * (trajectory.theta - exact))))))}
 
     result = {"experiment": Experiment.PLANAR_PENDULUM, "time_step": h, "duration": float(vi.t[-1]),
               "initial_energy": float(vi.energy[0]),
-              "vi": _vi_summary(vi, vi_seconds, max_angle_error=max_error(vi),
-                                orthogonality_error_max=float(orthogonality_errors(vi.rotation).max())),
-              "rk45": _rk45_summary(matched, rk, max_angle_error=max_error(rk)), "article": article}
+              "vi": _vi_summary(vi, vi_seconds, {**metrics(vi), "orthogonality_error_max": float(
+                  orthogonality_errors(vi.rotation).max())}),
+              **_baseline_entries("rk45", rk, metrics), "article": article}
     if output_dir is not None:
         fig, ax = new_figure()
-        _energy_plot(ax, [("RK45", rk, "b:"), ("Lie group VI on SO(2)", vi, "r-")], "E [J]")
-        ax.set_title(f"Planar pendulum, h = {h} s (RK45 at equal CPU time, rtol = {matched.rtol:.1e})")
+        _plot_curves(ax, _curves(vi, "Lie group VI on SO(2)", {"RK45": rk}), _energy, "E [J]")
+        ax.set_title(f"Planar pendulum, h = {h} s")
         result["plot"] = save_figure(fig, output_dir, "variational_planar_pendulum")
     return result
 
@@ -154,33 +204,28 @@ def run_spherical_pendulum(output_dir: Path | None, duration: float | None = Non
     params = spherical_pendulum.SphericalPendulumParams()
     q0, omega0 = spherical_pendulum.article_initial_state()
     vi, vi_seconds = cpu_timed(spherical_pendulum.simulate_vi, params, q0, omega0, h, _steps(duration, h), repeats=3)
-    matched = run_rk45_for_cpu_time(
-        lambda rtol: spherical_pendulum.simulate_rk45(params, q0, omega0, vi.t[-1], rtol), vi_seconds)
-    rk = matched.result
+    rk = run_baselines(
+        lambda rtol, atol: spherical_pendulum.simulate_rk45(params, q0, omega0, vi.t[-1], rtol, atol), vi_seconds)
     reference = solve_ivp(spherical_pendulum.continuous_dynamics(params), (0.0, vi.t[-1]),
                           np.concatenate([q0, omega0]), method="DOP853", rtol=REFERENCE_TOLERANCE,
                           atol=REFERENCE_TOLERANCE, dense_output=True).sol
 
-    def max_error(trajectory):
-        return float(np.max(np.linalg.norm(trajectory.q - reference(trajectory.t)[:3].T, axis=1)))
+    def metrics(trajectory) -> dict:
+        return {"unit_length_error_mean": float(trajectory.unit_length_error.mean()),
+                "max_position_error": float(np.max(np.linalg.norm(trajectory.q - reference(trajectory.t)[:3].T,
+                                                                  axis=1)))}
 
     result = {"experiment": Experiment.SPHERICAL_PENDULUM, "time_step": h, "duration": float(vi.t[-1]),
               "initial_energy_per_ml2": float(vi.energy[0]),
-              "vi": _vi_summary(vi, vi_seconds, unit_length_error_mean=float(vi.unit_length_error.mean()),
-                                max_position_error=max_error(vi),
-                                vertical_angular_velocity_change_max=float(np.ptp(vi.omega[:, 2]))),
-              "rk45": _rk45_summary(matched, rk, unit_length_error_mean=float(rk.unit_length_error.mean()),
-                                    max_position_error=max_error(rk)),
-              "article": article}
+              "vi": _vi_summary(vi, vi_seconds, {**metrics(vi), "vertical_angular_velocity_change_max": float(
+                  np.ptp(vi.omega[:, 2]))}),
+              **_baseline_entries("rk45", rk, metrics), "article": article}
     if output_dir is not None:
-        fig, (ax_energy, ax_unit) = new_figure(2, 1)
-        _energy_plot(ax_energy, [("RK45", rk, "b:"), ("VI on S²", vi, "r-")], "E / (m l²) [1/s²]")
-        ax_energy.set_title(f"Spherical pendulum, h = {h} s (RK45 at equal CPU time, rtol = {matched.rtol:.1e})")
-        ax_unit.semilogy(rk.t, np.maximum(rk.unit_length_error, 1e-17), "b:", label="RK45")
-        ax_unit.semilogy(vi.t, np.maximum(vi.unit_length_error, 1e-17), "r-", label="VI", lw=0.8)
-        ax_unit.set_xlabel("t [s]")
-        ax_unit.set_ylabel("| |q| − 1 |")
-        ax_unit.legend()
+        fig, (ax_energy, ax_unit) = new_figure(2, 1, figsize=(6.4, 7.2))
+        curves = _curves(vi, "VI on S²", {"RK45": rk})
+        _plot_curves(ax_energy, curves, _energy, "E / (m l²) [1/s²]")
+        ax_energy.set_title(f"Spherical pendulum, h = {h} s")
+        _plot_curves(ax_unit, curves, lambda trajectory: trajectory.unit_length_error, "| |q| − 1 |", log=True)
         result["plot"] = save_figure(fig, output_dir, "variational_spherical_pendulum")
     return result
 
@@ -192,12 +237,15 @@ def run_dumbbell(output_dir: Path | None, duration: float | None = None) -> dict
     orbit_period = 2.0 * np.pi * np.sqrt(np.linalg.norm(initial.position) ** 3 / params.mu)
     h, duration = DUMBBELL_TIME_STEP, duration or DUMBBELL_ORBITS * orbit_period
     vi, vi_seconds = cpu_timed(dumbbell.simulate_vi, params, initial, h, _steps(duration, h), repeats=3)
+    rk = {form: run_baselines(lambda rtol, atol, form=form: dumbbell.simulate_rk45(params, initial, vi.t[-1], rtol,
+                                                                                  form, atol), vi_seconds)
+          for form in dumbbell.AttitudeForm}
     reference = solve_ivp(dumbbell.continuous_dynamics(params), (0.0, vi.t[-1]),
                           np.concatenate([initial.rotation.ravel(), initial.position, initial.omega,
                                           initial.velocity]),
                           method="DOP853", rtol=REFERENCE_TOLERANCE, atol=REFERENCE_TOLERANCE, dense_output=True).sol
 
-    def errors(trajectory) -> dict:
+    def metrics(trajectory) -> dict:
         y = reference(trajectory.t).T
         orthogonality = orthogonality_errors(trajectory.rotation)
         return {"orthogonality_error_mean": float(orthogonality.mean()),
@@ -208,34 +256,26 @@ def run_dumbbell(output_dir: Path | None, duration: float | None = None) -> dict
                 "angular_momentum_change_max": float(np.max(np.abs(trajectory.angular_momentum
                                                                    - trajectory.angular_momentum[0])))}
 
-    rk_runs = {}
-    for form in dumbbell.AttitudeForm:
-        rk_runs[form] = run_rk45_for_cpu_time(
-            lambda rtol, form=form: dumbbell.simulate_rk45(params, initial, vi.t[-1], rtol, form), vi_seconds)
     result = {"experiment": Experiment.DUMBBELL, "time_step": h, "duration": float(vi.t[-1]),
               "orbit_period": orbit_period, "initial_energy": float(vi.energy[0]),
               "parameters": {"mu": params.mu, "sphere_mass": params.sphere_mass,
                              "sphere_radius": params.sphere_radius, "half_length": params.half_length,
                              "orbit_radius": float(np.linalg.norm(initial.position))},
-              "vi": _vi_summary(vi, vi_seconds, **errors(vi)),
-              **{f"rk45_{form.value}": _rk45_summary(matched, matched.result, **errors(matched.result))
-                 for form, matched in rk_runs.items()},
+              "vi": _vi_summary(vi, vi_seconds, metrics(vi)),
+              **{key: value for form, runs in rk.items()
+                 for key, value in _baseline_entries(f"rk45_{form.value}", runs, metrics).items()},
               "article": ARTICLE_FIGURES[Experiment.DUMBBELL]}
     if output_dir is not None:
-        fig, (ax_orbit, ax_energy, ax_orth) = new_figure(3, 1, figsize=(6.4, 9.6))
-        styles = {dumbbell.AttitudeForm.ROTATION_MATRIX: ("RK45, R", "b-."),
-                  dumbbell.AttitudeForm.QUATERNION: ("RK45, quaternion", "k:")}
+        fig, (ax_orbit, ax_energy, ax_orth) = new_figure(3, 1, figsize=(6.4, 10.8))
         ax_orbit.plot(vi.position[:, 0], vi.position[:, 1], "r-", lw=0.8)
         ax_orbit.set_aspect("equal")
         ax_orbit.set_title(f"Dumbbell in a central field: mass centre (LGVI, h = {h})")
-        runs = [(styles[form][0], matched.result, styles[form][1]) for form, matched in rk_runs.items()]
-        _energy_plot(ax_energy, runs + [("LGVI", vi, "r-")], "E (normalised)", "t (normalised)")
-        for label, trajectory, style in runs + [("LGVI", vi, "r-")]:
-            ax_orth.semilogy(trajectory.t, np.maximum(orthogonality_errors(trajectory.rotation), 1e-17), style,
-                             label=label, lw=0.8)
-        ax_orth.set_ylabel("‖I − RᵀR‖")
-        ax_orth.set_xlabel("t (normalised)")
-        ax_orth.legend()
+        curves = _curves(vi, "LGVI", {"RK45 (R)": rk[dumbbell.AttitudeForm.ROTATION_MATRIX],
+                                      "RK45 (quaternion)": rk[dumbbell.AttitudeForm.QUATERNION]})
+        _plot_curves(ax_energy, curves, _energy, "E (normalised)", "t (normalised)")
+        ax_energy.set_ylim(vi.energy[0] - 30 * np.ptp(vi.energy), vi.energy[0] + 30 * np.ptp(vi.energy))
+        _plot_curves(ax_orth, curves, lambda trajectory: orthogonality_errors(trajectory.rotation), "‖I − RᵀR‖",
+                     "t (normalised)", log=True)
         result["plot"] = save_figure(fig, output_dir, "variational_dumbbell")
     return result
 

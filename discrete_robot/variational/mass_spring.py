@@ -62,12 +62,12 @@ def simulate_vi(params: MassSpringParams, q0: float, qd0: float, h: float, n_ste
     return MassSpringTrajectory(np.arange(n_steps + 1) * h, q, qd, energy(params, q, qd))
 
 
-def simulate_rk45(params: MassSpringParams, q0: float, qd0: float, duration: float,
-                  rtol: float) -> MassSpringTrajectory:
-    """scipy's RK45 on m q̈ + κ q = 0 (eq. (7)) with rtol = atol, sampled at its own accepted steps."""
+def simulate_rk45(params: MassSpringParams, q0: float, qd0: float, duration: float, rtol: float,
+                  atol: float | None = None) -> MassSpringTrajectory:
+    """scipy's RK45 on m q̈ + κ q = 0 (eq. (7)), atol = rtol unless given, sampled at its own accepted steps."""
     omega2 = params.stiffness / params.mass
     solution = solve_ivp(lambda _t, y: [y[1], -omega2 * y[0]], (0.0, duration), [q0, qd0], method="RK45",
-                         rtol=rtol, atol=rtol)
+                         rtol=rtol, atol=rtol if atol is None else atol)
     q, qd = solution.y
     return MassSpringTrajectory(solution.t, q, qd, energy(params, q, qd))
 

@@ -85,12 +85,12 @@ def simulate_vi(params: PlanarPendulumParams, theta0: float, omega0: float, h: f
                                     energy(params, rotations, omegas))
 
 
-def simulate_rk45(params: PlanarPendulumParams, theta0: float, omega0: float, duration: float,
-                  rtol: float) -> PlanarPendulumTrajectory:
-    """scipy's RK45 on θ̈ + g/l sin θ = 0 (eqs. (16)–(17) in the angle), rtol = atol, at its own steps."""
+def simulate_rk45(params: PlanarPendulumParams, theta0: float, omega0: float, duration: float, rtol: float,
+                  atol: float | None = None) -> PlanarPendulumTrajectory:
+    """scipy's RK45 on θ̈ + g/l sin θ = 0 (eqs. (16)–(17) in the angle), atol = rtol unless given, at its steps."""
     g_over_l = params.gravity / params.length
     solution = solve_ivp(lambda _t, y: [y[1], -g_over_l * np.sin(y[0])], (0.0, duration), [theta0, omega0],
-                         method="RK45", rtol=rtol, atol=rtol)
+                         method="RK45", rtol=rtol, atol=rtol if atol is None else atol)
     theta, omega = solution.y
     c, s = np.cos(theta), np.sin(theta)
     rotations = np.stack([np.stack([c, -s], axis=-1), np.stack([s, c], axis=-1)], axis=-2)

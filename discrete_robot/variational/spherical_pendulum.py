@@ -141,10 +141,10 @@ def continuous_dynamics(params: SphericalPendulumParams):
 
 
 def simulate_rk45(params: SphericalPendulumParams, q0, omega0, duration: float, rtol: float,
-                  method: str = "RK45") -> SphericalPendulumTrajectory:
-    """scipy's ``method`` on eqs. (31)–(32), rtol = atol, sampled at its own accepted steps."""
+                  atol: float | None = None, method: str = "RK45") -> SphericalPendulumTrajectory:
+    """scipy's ``method`` on eqs. (31)–(32), atol = rtol unless given, sampled at its own accepted steps."""
     solution = solve_ivp(continuous_dynamics(params), (0.0, duration), np.concatenate([q0, omega0]),
-                         method=method, rtol=rtol, atol=rtol)
+                         method=method, rtol=rtol, atol=rtol if atol is None else atol)
     qs, omegas = solution.y[:3].T, solution.y[3:].T
     return SphericalPendulumTrajectory(solution.t, qs, omegas, energy_per_ml2(params, qs, omegas),
                                        np.abs(np.linalg.norm(qs, axis=1) - 1.0))

@@ -33,7 +33,7 @@ def test_each_experiment_reports_its_figures_and_writes_a_plot(name, tmp_path):
         return
     vi = result["vi"]
     assert vi["steps"] > 0 and vi["cpu_seconds"] > 0.0
-    rk_keys = [key for key in result if key.startswith("rk45")]
+    rk_keys = [key for key in result if key.startswith("rk45") and not key.endswith("default_tolerance")]
     for key in rk_keys:
         assert 1e-13 <= result[key]["rtol"] <= 1e-3 and result[key]["calibration_trials"]
     if name is Experiment.MASS_SPRING:
