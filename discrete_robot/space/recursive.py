@@ -56,14 +56,43 @@ class EquationTerms:
     generalized_forces: np.ndarray
 
 
-def projection(robot: SpaceRobot, poses: Poses) -> np.ndarray:
-    """G, shape (6 + 3N, 6 + dof): w = G u (identity for the base and for spherical joints)."""
-    G = np.zeros((w_size(robot), 6 + robot.dof))
-    G[:6, :6] = np.eye(6)
+def _joint_blocks(robot: SpaceRobot, poses: Poses):
+    """(rows of w, columns of u, S_b or None for S = I) of every link: the blocks of G (w = G u)."""
     for b, link in enumerate(robot.links, start=1):
-        start = 6 + link.rates.start
-        G[w_rows(b), start:start + link.ndof] = poses.subspaces[b]
-    return G
+        columns = slice(6 + link.rates.start, 6 + link.rates.stop)
+        yield w_rows(b), columns, None if link.ndof == 3 else poses.subspaces[b]
+
+
+def project_matrix(robot: SpaceRobot, poses: Poses, matrix_w: np.ndarray) -> np.ndarray:
+    """Gᵀ M_w G with G = blockdiag(I₆, S_1, ..., S_N), block by block.
+
+    G is never formed: a dense product of the full (6 + 3N)-square matrices would cost O(N³) and, above
+    BLAS's threading threshold, spin several cores for what is a relabelling when every joint is spherical.
+    """
+    size = 6 + robot.dof
+    right = np.empty((matrix_w.shape[0], size))
+    right[:, :6] = matrix_w[:, :6]
+    for rows, columns, subspace in _joint_blocks(robot, poses):
+        right[:, columns] = matrix_w[:, rows] if subspace is None else matrix_w[:, rows] @ subspace
+    return project_vector(robot, poses, right)
+
+
+def project_vector(robot: SpaceRobot, poses: Poses, vector_w: np.ndarray) -> np.ndarray:
+    """Gᵀ v (also row-wise for a matrix v): the generalised forces of the joints' own DOF."""
+    projected = np.empty((6 + robot.dof,) + vector_w.shape[1:])
+    projected[:6] = vector_w[:6]
+    for rows, columns, subspace in _joint_blocks(robot, poses):
+        projected[columns] = vector_w[rows] if subspace is None else subspace.T @ vector_w[rows]
+    return projected
+
+
+def lift_vector(robot: SpaceRobot, poses: Poses, vector_u: np.ndarray) -> np.ndarray:
+    """G u: the relative angular velocities (or their rates) of all joints from the joint rates."""
+    lifted = np.zeros(w_size(robot))
+    lifted[:6] = vector_u[:6]
+    for rows, columns, subspace in _joint_blocks(robot, poses):
+        lifted[rows] = vector_u[columns] if subspace is None else subspace @ vector_u[columns]
+    return lifted
 
 
 def quasi_mass_matrix(robot: SpaceRobot, partials: Partials) -> np.ndarray:
@@ -129,11 +158,10 @@ def load_generalized_forces(robot: SpaceRobot, poses: Poses, loads: WorldLoads) 
 
 @dataclass(frozen=True, eq=False)
 class ConfigurationTerms:
-    """What depends on the configuration only: poses, partial derivatives, G and M = Gᵀ M_w G."""
+    """What depends on the configuration only: poses, partial derivatives and M = Gᵀ M_w G."""
 
     poses: Poses
     partials: Partials
-    projection: np.ndarray
     mass_matrix: np.ndarray
 
 
@@ -141,8 +169,7 @@ def configuration_terms(robot: SpaceRobot, state: SpaceRobotState) -> Configurat
     """Poses (25), partial derivatives (30)–(45) and the mass matrix in u at the state's configuration."""
     poses = body_poses(robot, state)
     partials = partial_derivatives(robot, poses)
-    G = projection(robot, poses)
-    return ConfigurationTerms(poses, partials, G, G.T @ quasi_mass_matrix(robot, partials) @ G)
+    return ConfigurationTerms(poses, partials, project_matrix(robot, poses, quasi_mass_matrix(robot, partials)))
 
 
 def bias_forces(robot: SpaceRobot, state: SpaceRobotState, config: ConfigurationTerms) -> np.ndarray:
@@ -154,13 +181,13 @@ def bias_forces(robot: SpaceRobot, state: SpaceRobotState, config: Configuration
     angular_rates, linear_rates = body_accelerations(robot, poses, velocities, state, None)
     bias_w = (momentum_rate(robot, partials, rates, velocities, angular_rates, linear_rates)
               + transport_terms(robot, velocities, momentum) + joint_e_terms(robot, poses, velocities))
-    return config.projection.T @ bias_w
+    return project_vector(robot, poses, bias_w)
 
 
 def applied_forces(robot: SpaceRobot, config: ConfigurationTerms, loads, joint_torques: np.ndarray) -> np.ndarray:
     """Q = Gᵀ [F0; M0; M_i] of the external loads plus the joint torques (validated inputs)."""
     world = resolve_loads(robot, config.poses, loads)
-    forces = config.projection.T @ load_generalized_forces(robot, config.poses, world)
+    forces = project_vector(robot, config.poses, load_generalized_forces(robot, config.poses, world))
     forces[6:] += joint_torques
     return forces
 
@@ -240,14 +267,13 @@ def inverse_dynamics(robot: SpaceRobot, state: SpaceRobotState, accelerations: n
     poses = body_poses(robot, state)
     partials = partial_derivatives(robot, poses)
     velocities = body_velocities(robot, poses, state)
-    G = projection(robot, poses)
-    w_rate = G @ accelerations + _subspace_rates(robot, poses, state)
+    w_rate = lift_vector(robot, poses, accelerations) + _subspace_rates(robot, poses, state)
     angular_rates, linear_rates = body_accelerations(robot, poses, velocities, state, w_rate)
     momentum = generalized_momentum(robot, partials, velocities)
     rates = partial_derivative_rates(robot, poses, partials, velocities)
     lhs = (momentum_rate(robot, partials, rates, velocities, angular_rates, linear_rates)
            + transport_terms(robot, velocities, momentum) + joint_e_terms(robot, poses, velocities))
-    return G.T @ (lhs - load_generalized_forces(robot, poses, resolve_loads(robot, poses, loads)))
+    return project_vector(robot, poses, lhs - load_generalized_forces(robot, poses, resolve_loads(robot, poses, loads)))
 
 
 def _subspace_rates(robot: SpaceRobot, poses: Poses, state: SpaceRobotState) -> np.ndarray:

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from discrete_robot.model.description import load_model, model_from_dict, package_config_path
-from discrete_robot.space import newton_euler, recursive
+from discrete_robot.space import dense_lagrangian, newton_euler, recursive
 from discrete_robot.space.generated import multi_arm_model_data
 from discrete_robot.space.kinematics import body_poses
 from discrete_robot.space.loads import ExternalLoad, LoadFrame, resolve_loads
@@ -147,3 +147,16 @@ def test_momentum_rates_equal_the_applied_loads(mixed_4x5):
     np.testing.assert_allclose(linear_rate, world.total_force(), rtol=0, atol=1e-6 * np.abs(world.total_force()).max())
     expected = world.moment_about(now.center_of_mass)
     np.testing.assert_allclose(angular_rate, expected, rtol=0, atol=1e-6 * np.abs(expected).max())
+
+
+def test_dense_lagrangian_baseline_agrees_with_the_recursive_algorithm(dual_arm):
+    """The benchmark's classical baseline is only a fair baseline if it computes the same motion."""
+    rng = np.random.default_rng(12)
+    robot = SpaceRobot.from_model(model_from_dict(multi_arm_model_data(2, 3, mixed_joints=True, seed=5)))
+    for model in (dual_arm, robot):
+        state = random_state(model, rng)
+        loads = random_loads(model, rng, count=2)
+        torques = rng.normal(size=model.dof)
+        expected = recursive.forward_dynamics(model, state, loads, torques)
+        # finite-difference Christoffel terms: truncation ~h² with h = 1e-5
+        assert relative_error(dense_lagrangian.forward_dynamics(model, state, loads, torques), expected) <= 1e-6
