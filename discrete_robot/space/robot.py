@@ -25,7 +25,7 @@ S(q) u with u the joint's rates:
 """
 
 import enum
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
@@ -77,7 +77,8 @@ class SpaceLink:
 
 @dataclass(frozen=True, eq=False)
 class SpaceRobot:
-    """A free-floating base with a tree of links (the arms are the chains that start at the base)."""
+    """A free-floating base with a tree of links; ``arms`` lists, per link attached to the base, the body
+    indices of its subtree (parents first), the paper's arms."""
 
     name: str
     base_name: str
@@ -85,7 +86,7 @@ class SpaceRobot:
     base_inertia: np.ndarray
     base_com: np.ndarray
     links: tuple[SpaceLink, ...]
-    arms: tuple[tuple[int, ...], ...] = field(default=())
+    arms: tuple[tuple[int, ...], ...]
 
     # ----------------------------------------------------------------- structure
     @property
@@ -103,11 +104,6 @@ class SpaceRobot:
             return self.body_names.index(name)
         except ValueError:
             raise InputError(f"unknown body '{name}' (bodies: {', '.join(self.body_names)})") from None
-
-    @cached_property
-    def parents(self) -> np.ndarray:
-        """Parent body index of every body (−1 for the base)."""
-        return np.array([-1] + [link.parent for link in self.links])
 
     @cached_property
     def masses(self) -> np.ndarray:
@@ -131,12 +127,6 @@ class SpaceRobot:
         return paths
 
     @cached_property
-    def subtrees(self) -> list[list[int]]:
-        """For every body, itself and every body outboard of it (in body order)."""
-        return [[a for a in range(self.body_count) if b == 0 or b in self.ancestors[a]]
-                for b in range(self.body_count)]
-
-    @cached_property
     def dof(self) -> int:
         """Number of joint DOF (the base's 6 quasi-velocities come on top)."""
         return sum(link.ndof for link in self.links)
@@ -154,11 +144,6 @@ class SpaceRobot:
     def dof_names(self) -> list[str]:
         """Joint coordinate names in rate order; equal to the URDF joint names of ``to_urdf``."""
         return [name for link in self.links for name in link.dof_names()]
-
-    @cached_property
-    def quasi_velocity_names(self) -> list[str]:
-        """Names of the 6 + dof quasi-velocities u = [V0, ω0, joint rates]."""
-        return ["base_vx", "base_vy", "base_vz", "base_wx", "base_wy", "base_wz"] + self.dof_names
 
     # ----------------------------------------------------------------- joints
     def joint_rotation(self, link: SpaceLink, angles: np.ndarray, quaternion_matrix: np.ndarray | None) -> np.ndarray:

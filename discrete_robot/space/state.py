@@ -13,7 +13,7 @@ base frame (m/s), ω0 the base angular velocity in the base frame (rad/s), joint
 :attr:`SpaceRobot.dof_names` order (q̇ for 1-/2-DOF joints, ω_α(β) for spherical joints, rad/s).
 """
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -38,11 +38,6 @@ class SpaceRobotState:
         """u = [V0, ω0, joint rates], shape (6 + dof,)."""
         return np.concatenate([self.base_velocity, self.base_angular_velocity, self.joint_rates])
 
-    def with_quasi_velocities(self, u: np.ndarray) -> "SpaceRobotState":
-        u = np.asarray(u, dtype=float)
-        return replace(self, base_velocity=u[:3].copy(), base_angular_velocity=u[3:6].copy(),
-                       joint_rates=u[6:].copy())
-
     def base_rotation(self) -> np.ndarray:
         """Base → world rotation matrix."""
         return rotation_from_quaternion_wxyz(self.base_orientation)
@@ -65,12 +60,11 @@ def rest_state(robot: SpaceRobot, base_position=(0.0, 0.0, 0.0), base_orientatio
             quaternions[link.quaternion_index] = robot.spherical_from_angles(link, values)
         else:
             angles[link.angles] = values
-    state = SpaceRobotState(
+    return SpaceRobotState(
         base_position=_vector(base_position, 3, "base position"),
         base_orientation=_unit_quaternion(base_orientation, "base orientation"),
         base_velocity=np.zeros(3), base_angular_velocity=np.zeros(3),
         joint_angles=angles, joint_orientations=quaternions, joint_rates=np.zeros(robot.dof))
-    return state
 
 
 def random_state(robot: SpaceRobot, rng: np.random.Generator, speed: float = 1.0) -> SpaceRobotState:
