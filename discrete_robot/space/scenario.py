@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from transforms3d.quaternions import qmult, quat2axangle
+from transforms3d.quaternions import qmult
 
 from discrete_robot.errors import InputError
 from discrete_robot.model.description import load_model, package_config_path
@@ -97,18 +97,18 @@ def load_record(load: ExternalLoad) -> dict:
 
 
 def attitude_change(orientations: np.ndarray) -> np.ndarray:
-    """Rotation vectors φ (rad, world frame) with exp([φ]) = R(t) R(0)ᵀ: each body's attitude change.
+    """Quaternions [w, x, y, z] of R(t) R(0)ᵀ, each body's attitude change since the start (world frame).
 
-    Past a half turn the principal rotation vector jumps (|φ| = π ↔ −π); among the equivalent
-    vectors a (θ + 2πk) the one nearest the previous sample is kept, so the curves stay continuous.
+    Plotted instead of angles: any three-angle curve has a singularity or a jump somewhere (Euler angles
+    at gimbal lock, a rotation vector at a full turn), the quaternion has neither. Of ±q the sign nearest
+    the previous sample is kept, so the curves are continuous.
     """
     start = orientations[0] * np.array([1.0, -1.0, -1.0, -1.0])
-    vectors = [np.zeros(3)]
+    changes = [np.array([1.0, 0.0, 0.0, 0.0])]
     for quaternion in orientations[1:]:
-        axis, angle = quat2axangle(qmult(quaternion, start))
-        candidates = [np.asarray(axis) * (angle + 2.0 * np.pi * k) for k in (-1, 0, 1)]
-        vectors.append(min(candidates, key=lambda c: np.linalg.norm(c - vectors[-1])))
-    return np.array(vectors)
+        change = qmult(quaternion, start)
+        changes.append(change if change @ changes[-1] >= 0.0 else -change)
+    return np.array(changes)
 
 
 def plot_scenario(result: ScenarioResult, output_dir: Path) -> list[Path]:
@@ -121,7 +121,7 @@ def plot_scenario(result: ScenarioResult, output_dir: Path) -> list[Path]:
     count = robot.body_count
     for name, ylabel, values in (
             ("space_com_displacement", "CoM displacement [m]", lambda b: positions[:, b] - positions[0, b]),
-            ("space_attitude", "attitude change φ [rad]", lambda b: attitude_change(orientations[:, b]))):
+            ("space_attitude", "q(t) q(0)⁻¹ vector part", lambda b: attitude_change(orientations[:, b])[:, 1:])):
         fig, axes = new_figure(count, 1, sharex=True, figsize=(7.0, 2.2 * count))
         for b, axis in enumerate(np.atleast_1d(axes)):
             curves = values(b)
