@@ -129,7 +129,11 @@ class SpaceRobotNode(Node):
             for _ in range(steps):
                 self.simulator.step(self.tick_duration / steps)
         except DiscreteRobotError as error:
-            self.get_logger().error(f"simulation step failed: {error}")
+            self.get_logger().error(f"simulation step failed: {error}; joint torques and wrenches cleared, "
+                                    f"state kept at t = {self.simulator.time:.3f} s")
+            self.torques = np.zeros(self.robot.dof)
+            self.wrenches.clear()
+            self._apply_loads()
             return
         self.publish()
 

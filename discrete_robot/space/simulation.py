@@ -26,7 +26,7 @@ import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 from transforms3d.quaternions import mat2quat, qmult
 
-from discrete_robot.errors import InputError
+from discrete_robot.errors import ConvergenceError, InputError
 from discrete_robot.space.kinematics import cross
 from discrete_robot.space.loads import resolve_loads, validate_joint_torques, validate_loads
 from discrete_robot.space.recursive import (
@@ -128,15 +128,23 @@ class Simulator:
         return state
 
     def step(self, dt: float) -> None:
-        """One RKMK4 step of ``dt`` seconds."""
+        """One RKMK4 step of ``dt`` seconds; ConvergenceError (state unchanged) if the step blows up."""
         if not (np.isfinite(dt) and dt > 0.0):
             raise InputError(f"time step must be a positive finite number of seconds, got {dt}")
         y = self._y
-        k1 = self._derivative(y)
-        k2 = self._derivative(y + 0.5 * dt * k1)
-        k3 = self._derivative(y + 0.5 * dt * k2)
-        k4 = self._derivative(y + dt * k3)
-        y = y + dt / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
+        try:
+            with np.errstate(over="ignore", invalid="ignore"):  # a blow-up is reported below, not warned about
+                k1 = self._derivative(y)
+                k2 = self._derivative(y + 0.5 * dt * k1)
+                k3 = self._derivative(y + 0.5 * dt * k2)
+                k4 = self._derivative(y + dt * k3)
+                y = y + dt / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
+        except (np.linalg.LinAlgError, ValueError) as error:
+            raise ConvergenceError(f"step of {dt} s at t = {self.time:.6g} s diverged ({error}); the loads or "
+                                   f"torques are too large for this time step") from None
+        if not np.all(np.isfinite(y)):
+            raise ConvergenceError(f"step of {dt} s at t = {self.time:.6g} s produced non-finite values; the "
+                                   f"loads or torques are too large for this time step")
         self._base_quaternion, self._joint_quaternions = self._attitudes(y)
         y[self._layout.theta0] = 0.0
         y[self._layout.theta] = 0.0

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy.integrate import simpson, solve_ivp
 
-from discrete_robot.errors import InputError
+from discrete_robot.errors import ConvergenceError, InputError
 from discrete_robot.model.description import load_model, model_from_dict, package_config_path
 from discrete_robot.space import newton_euler
 from discrete_robot.space.generated import multi_arm_model_data
@@ -190,3 +190,11 @@ def test_output_times_are_hit_exactly_and_bad_times_are_rejected(dual_arm):
         time_grid(1.0, 0.0, [0.5])
     with pytest.raises(InputError, match="time step"):
         Simulator(dual_arm, rest_state(dual_arm)).step(np.nan)
+
+
+def test_a_diverging_step_is_reported_and_leaves_the_state_unchanged(dual_arm):
+    simulator = Simulator(dual_arm, rest_state(dual_arm), joint_torques=np.full(dual_arm.dof, 1e200))
+    with pytest.raises(ConvergenceError, match="too large for this time step"):
+        simulator.step(0.01)
+    assert simulator.time == 0.0
+    np.testing.assert_array_equal(simulator.state.joint_rates, 0.0)
