@@ -201,7 +201,7 @@ def package_config_path(filename: str) -> Path:
         return REPO_ROOT / "config" / filename
     try:
         installed = Path(get_package_share_directory(PACKAGE)) / "config" / filename
-    except (PackageNotFoundError, ValueError):
+    except (PackageNotFoundError, ValueError, OSError):  # OSError: AMENT_PREFIX_PATH unset (plain shell)
         return REPO_ROOT / "config" / filename
     return installed if installed.exists() else REPO_ROOT / "config" / filename
 

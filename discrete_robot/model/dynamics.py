@@ -22,25 +22,20 @@ from scipy.linalg import cho_factor, cho_solve
 
 from discrete_robot.errors import InputError, ModelError
 from discrete_robot.model.description import RobotModel
-from discrete_robot.model.kinematics import KinematicTree, kinematic_tree
-
-
-def _hat(v: np.ndarray) -> np.ndarray:
-    """Batched hat map: (..., 3) -> (..., 3, 3)."""
-    S = np.zeros(v.shape[:-1] + (3, 3))
-    S[..., 0, 1], S[..., 0, 2], S[..., 1, 2] = -v[..., 2], v[..., 1], -v[..., 0]
-    S[..., 1, 0], S[..., 2, 0], S[..., 2, 1] = v[..., 2], -v[..., 1], v[..., 0]
-    return S
+from discrete_robot.model.kinematics import KinematicTree, hat, kinematic_tree
 
 
 def _ad(xi: np.ndarray) -> np.ndarray:
     """ad_ξ = [[ω̂, v̂], [0, ω̂]] for twists ξ = (v, ω), shape (..., 6) -> (..., 6, 6)."""
     out = np.zeros(xi.shape[:-1] + (6, 6))
-    w_hat = _hat(xi[..., 3:])
+    w_hat = hat(xi[..., 3:])
     out[..., :3, :3] = w_hat
     out[..., 3:, 3:] = w_hat
-    out[..., :3, 3:] = _hat(xi[..., :3])
+    out[..., :3, 3:] = hat(xi[..., :3])
     return out
+
+
+_EYE3 = np.eye(3)
 
 
 class RigidBodySystem:
@@ -56,6 +51,12 @@ class RigidBodySystem:
         self.tree: KinematicTree = kinematic_tree(model)
         self.gravity = np.asarray(model.gravity, dtype=float)
         self._children = [[c for c, p in enumerate(model.parent_index) if p == i] for i in range(len(model.links))]
+        self._subtree = self.tree.link_ancestor.T.astype(float)   # [l, i]: link i is in the subtree of link l
+        # which case of the ∂a/∂q formula each [k, a, b] falls in (see mass_matrix_derivatives)
+        before_eq = self.tree.precedes | np.eye(self.tree.n, dtype=bool)    # [x, y]: x before-or-equal y
+        self._upper = before_eq[None, :, :]
+        self._case_between = self._upper & ~before_eq[:, :, None] & before_eq[:, None, :]   # a before k <= b
+        self._case_after = self._upper & self.tree.precedes.T[:, None, :]                   # b before k
 
     @property
     def dof(self) -> int:
@@ -73,13 +74,36 @@ class RigidBodySystem:
 
     def mass_matrix(self, q) -> np.ndarray:
         """a(q) = Σ_i Jᵀ diag(m_i E, I_i) J, shape (..., n, n), kg m² (kg for prismatic DOFs)."""
+        return self._mass_matrix(self.tree.frames(self._q(q), relative_to_roots=True))
+
+    def _mass_matrix(self, frames) -> np.ndarray:
         tree = self.tree
-        frames = tree.frames(self._q(q), relative_to_roots=True)
         Jv, Jw = tree.com_jacobians(frames)
-        IJw = self._world_inertias(frames.rotations) @ Jw
-        M = np.einsum("...lxi,...lxj->...ij", Jv * tree.masses[:, None, None], Jv)
-        M += np.einsum("...lxi,...lxj->...ij", Jw, IJw)
+        batch, rows = Jv.shape[:-3], 3 * tree.n_links
+        # Σ over links and components as one (n x 3L) @ (3L x n) product per configuration
+        weighted = (Jv * np.sqrt(tree.masses)[:, None, None]).reshape(batch + (rows, self.dof))
+        IJw = (self._world_inertias(frames.rotations) @ Jw).reshape(batch + (rows, self.dof))
+        M = np.swapaxes(weighted, -1, -2) @ weighted + np.swapaxes(Jw.reshape(batch + (rows, self.dof)), -1, -2) @ IJw
         return 0.5 * (M + np.swapaxes(M, -1, -2))
+
+    def mass_matrix_and_potential(self, q) -> tuple[np.ndarray, np.ndarray]:
+        """(a(q), V(q)) from one kinematics pass, shapes (..., n, n) and (...)."""
+        return self.evaluate(q)
+
+    def evaluate(self, q, derivatives: bool = False) -> tuple[np.ndarray, ...]:
+        """(a, V), or (a, V, ∂a/∂q, ∂V/∂q) with ``derivatives``, at q (..., n) from one kinematics pass.
+
+        Everything is computed in the frames of the arms' first links (see :meth:`KinematicTree.frames`);
+        gravity is expressed in each link's reference frame for V and ∂V/∂q.
+        """
+        frames = self.tree.frames(self._q(q), relative_to_roots=True)
+        ref = frames.references
+        gravity = (self.gravity @ ref[..., :3, :3])                    # (..., L, 3): Rᵀ g in each reference frame
+        V = -((gravity * frames.com_positions).sum(-1) + ref[..., :3, 3] @ self.gravity) @ self.tree.masses
+        if not derivatives:
+            return self._mass_matrix(frames), V
+        dM, dV = self._derivatives(frames, gravity[..., self.tree.dof_link, :])
+        return self._mass_matrix(frames), V, dM, dV
 
     def potential(self, q):
         """V(q) = −Σ_i m_i gᵀ c_i(q), J (a float for one configuration, else shape (...))."""
@@ -92,6 +116,10 @@ class RigidBodySystem:
         Jv, _ = self.tree.com_jacobians(self.tree.frames(self._q(q)))
         return -np.einsum("...lxi,l,x->...i", Jv, self.tree.masses, self.gravity)
 
+    def mass_matrix_and_potential_derivatives(self, q) -> tuple[np.ndarray, np.ndarray]:
+        """(∂a/∂q, ∂V/∂q) from one kinematics pass, shapes (..., n, n, n) and (..., n)."""
+        return self.evaluate(q, derivatives=True)[2:]
+
     def spatial_inertias(self, q) -> np.ndarray:
         """Each link's 6x6 spatial inertia about the world origin for twists (v, ω), shape (..., L, 6, 6).
 
@@ -102,9 +130,9 @@ class RigidBodySystem:
 
     def _spatial_inertias(self, frames) -> np.ndarray:
         m = self.tree.masses[:, None, None]
-        c_hat = _hat(frames.com_positions)
+        c_hat = hat(frames.com_positions)
         G = np.zeros(c_hat.shape[:-2] + (6, 6))
-        G[..., :3, :3] = m * np.eye(3)
+        G[..., :3, :3] = m * _EYE3
         G[..., :3, 3:] = -m * c_hat
         G[..., 3:, :3] = m * c_hat
         G[..., 3:, 3:] = self._world_inertias(frames.rotations) - m * (c_hat @ c_hat)
@@ -120,23 +148,30 @@ class RigidBodySystem:
             a before k before-or-equal b:   −(ad_{ξ_k} ξ_a)ᵀ G^c_b ξ_b
             b before k:   −(ad_{ξ_k} ξ_a)ᵀ G^c_k ξ_b − (ad_{ξ_k} ξ_b)ᵀ G^c_k ξ_a
         """
+        return self.evaluate(q, derivatives=True)[2]
+
+    def _derivatives(self, frames, gravity: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """∂a/∂q as in :meth:`mass_matrix_derivatives`; ∂V/∂q_k = −gᵀ (G^c_k ξ_k)_linear = −gᵀ(m^c_k v_k + ω_k × h^c_k).
+
+        (m^c_k, h^c_k: mass and first mass moment of the subtree DOF k moves; ``gravity`` (..., n, 3): g in
+        the frame of each DOF's twist.) Each entry is a scalar invariant of the configuration, so any frame
+        that the whole expression shares gives the same values; :meth:`evaluate` uses the arms' root frames.
+        """
         tree = self.tree
-        frames = tree.frames(self._q(q))
         xi = tree.spatial_twists(frames)                                   # (..., n, 6)
-        composite = np.einsum("il,...ixy->...lxy", tree.link_ancestor.astype(float), self._spatial_inertias(frames))
+        G_links = self._spatial_inertias(frames)
+        batch = G_links.shape[:-3]
+        composite = (self._subtree @ G_links.reshape(batch + (tree.n_links, 36))).reshape(batch + (tree.n_links, 6, 6))
         G = composite[..., tree.dof_link, :, :]                            # (..., n, 6, 6): G^c of each DOF's link
-        A = np.einsum("...kxy,...ay->...kax", _ad(xi), xi)                 # [k, a] = ad_{ξ_k} ξ_a
-        GX = np.einsum("...kxy,...by->...kbx", G, xi)                      # [k, b] = G^c_k ξ_b
+        A = (_ad(xi)[..., :, None, :, :] @ xi[..., None, :, :, None])[..., 0]   # [k, a] = ad_{ξ_k} ξ_a
+        GX = (G[..., :, None, :, :] @ xi[..., None, :, :, None])[..., 0]        # [k, b] = G^c_k ξ_b
         own = np.swapaxes(np.diagonal(GX, axis1=-3, axis2=-2), -1, -2)     # [b] = G^c_b ξ_b
-        between = -np.einsum("...kax,...bx->...kab", A, own)
-        after = -np.einsum("...kax,...kbx->...kab", A, GX)
+        between = -A @ np.swapaxes(own, -1, -2)[..., None, :, :]           # [k, a, b] = −A[k, a] · own[b]
+        after = -A @ np.swapaxes(GX, -1, -2)                               # [k, a, b] = −A[k, a] · GX[k, b]
         after = after + np.swapaxes(after, -1, -2)
-        before_eq = tree.precedes | np.eye(tree.n, dtype=bool)             # [x, y]: x before-or-equal y
-        upper = before_eq[None, :, :]
-        case_between = upper & ~before_eq[:, :, None] & before_eq[:, None, :]   # a before k before-or-equal b
-        case_after = upper & tree.precedes.T[:, None, :]                         # b before k
-        D = np.where(case_between, between, 0.0) + np.where(case_after, after, 0.0)
-        return np.where(upper, D, np.swapaxes(D, -1, -2))
+        D = np.where(self._case_between, between, 0.0) + np.where(self._case_after, after, 0.0)
+        dM = np.where(self._upper, D, np.swapaxes(D, -1, -2))
+        return dM, -(own[..., :3] * gravity).sum(-1)
 
     # ------------------------------------------------------------------------------- Newton–Euler
 

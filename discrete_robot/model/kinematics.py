@@ -29,7 +29,9 @@ class LinkFrames:
 
     rotations (..., L, 3, 3) and positions (..., L, 3): each link frame (at its joint) in the
     reference frame; com_positions (..., L, 3); dof_axes and dof_points (..., n, 3): each DOF's
-    unit axis and a point on it (the joint origin) in the reference frame.
+    unit axis and a point on it (the joint origin) in the reference frame. ``references``
+    (..., L, 4, 4), only for frames relative to the arms' roots: the world pose of the frame
+    each link's quantities are expressed in (its arm's first link).
     """
 
     rotations: np.ndarray
@@ -37,6 +39,7 @@ class LinkFrames:
     com_positions: np.ndarray
     dof_axes: np.ndarray
     dof_points: np.ndarray
+    references: np.ndarray | None = None
 
     def transforms(self) -> np.ndarray:
         """Homogeneous 4x4 link poses, shape (..., L, 4, 4)."""
@@ -48,13 +51,15 @@ class LinkFrames:
         return T
 
 
-def _rotations(axis: np.ndarray, angles: np.ndarray) -> np.ndarray:
-    """Rodrigues' formula R = I + sin θ K + (1 − cos θ) K², K = [axis]×, for angles of any shape."""
-    x, y, z = axis
-    K = np.array([[0.0, -z, y], [z, 0.0, -x], [-y, x, 0.0]])
+_EYE3 = np.eye(3)
+_EYE4 = np.eye(4)
+
+
+def _rotation_matrices(K: np.ndarray, K2: np.ndarray, angles: np.ndarray) -> np.ndarray:
+    """Rodrigues' formula R = I + sin θ K + (1 − cos θ) K², K = [axis]× (K = 0 gives the identity)."""
     s = np.sin(angles)[..., None, None]
     c = np.cos(angles)[..., None, None]
-    return np.eye(3) + s * K + (1.0 - c) * (K @ K)
+    return _EYE3 + s * K + (1.0 - c) * K2
 
 
 class KinematicTree:
@@ -85,6 +90,26 @@ class KinematicTree:
         #: [k, a]: DOF k comes before DOF a on the path from the base (k moves a's axis), strictly
         earlier_link = ancestor[link_of[None, :], link_of[:, None]] & ~same
         self.precedes = earlier_link | (same & (order[:, None] < order[None, :]))
+        # per-DOF constants of the joints
+        joints = [link.joint for link in model.links]
+        self.axes = np.concatenate([j.axes for j in joints]).reshape(-1, 3)
+        self.joint_rotations = np.array([j.rotation for j in joints]).reshape(-1, 3, 3)
+        self.joint_origins = np.array([j.origin for j in joints for _ in range(j.ndof)]).reshape(-1, 3)
+        hats = np.array([[[0.0, -z, y], [z, 0.0, -x], [-y, x, 0.0]] for x, y, z in self.axes]).reshape(-1, 3, 3)
+        self.K = np.where(self.prismatic[:, None, None], 0.0, hats)
+        self.K2 = self.K @ self.K
+        #: each DOF's axis in its joint frame (R0 a), exact for single-DOF joints
+        self.fixed_axes = np.einsum("kij,kj->ki", self.joint_rotations[self.dof_link], self.axes)
+        slices = model.dof_slices
+        self.single_links = np.array([i for i, j in enumerate(joints) if j.ndof == 1], dtype=int)
+        self.single_dofs = np.array([slices[i].start for i in self.single_links], dtype=int)
+        self.multi_links = [(i, slices[i]) for i, j in enumerate(joints) if j.ndof > 1]
+        self.root_slices = [slices[i] for i in range(self.n_links) if self.parent[i] < 0]
+        self.root_dofs = np.array([k for sl in self.root_slices for k in range(sl.start, sl.stop)], dtype=int)
+        self.single_root_dofs = np.array([sl.start for sl in self.root_slices if sl.stop - sl.start == 1], dtype=int)
+        #: each link's arm root (the link attached to the base on its path)
+        self.arm_root = np.array([int(np.flatnonzero(ancestor[i] & (self.parent < 0))[0])
+                                  for i in range(self.n_links)], dtype=int)
 
     def frames(self, q, base_rotation=None, base_position=None, relative_to_roots: bool = False) -> LinkFrames:
         """Link frames for configurations q (..., n).
@@ -94,70 +119,111 @@ class KinematicTree:
         expressed instead in the frame of its first link (the link attached to the base): nothing then
         depends on the first DOF of that link's joint, so quantities that are physically independent of
         that coordinate (the mass matrix) are also bit-for-bit independent of it.
+
+        The joints' local transforms are computed for all links at once; only the composition along
+        the tree (one 4x4 product per link) loops over the links.
         """
         q = np.asarray(q, dtype=float)
         batch = q.shape[:-1]
-        R_base = np.eye(3) if base_rotation is None else np.asarray(base_rotation, dtype=float)
-        p_base = np.zeros(3) if base_position is None else np.asarray(base_position, dtype=float)
-        rotations = np.empty(batch + (self.n_links, 3, 3))
-        positions = np.empty(batch + (self.n_links, 3))
-        axes = np.empty(batch + (self.n, 3))
-        points = np.empty(batch + (self.n, 3))
-        for i, (link, sl) in enumerate(zip(self.model.links, self.model.dof_slices, strict=True)):
-            joint = link.joint
-            angles = q[..., sl]
-            if relative_to_roots and self.parent[i] < 0:
-                self._root_frame(joint, angles, sl, rotations[..., i, :, :], positions[..., i, :], axes, points)
-                continue
-            if self.parent[i] < 0:
-                R_parent, p_parent = R_base, p_base
+        local, pre_axes = self._local_transforms(q)
+        T = np.empty(batch + (self.n_links + 1, 4, 4))       # slot 0: the base; slot i+1: link i
+        T[..., 0, :, :] = _EYE4
+        if base_rotation is not None:
+            T[..., 0, :3, :3] = base_rotation
+        if base_position is not None:
+            T[..., 0, :3, 3] = base_position
+        references = None
+        if relative_to_roots:
+            roots = np.flatnonzero(self.parent < 0)
+            root_poses = T[..., :1, :, :] @ local[..., roots, :, :]
+            references = root_poses[..., np.searchsorted(roots, self.arm_root), :, :]
+            T[..., 0, :, :] = _EYE4
+        for i, parent in enumerate(self.parent):
+            if relative_to_roots and parent < 0:
+                T[..., i + 1, :, :] = _EYE4
             else:
-                R_parent, p_parent = rotations[..., self.parent[i], :, :], positions[..., self.parent[i], :]
-            R = R_parent @ joint.rotation
-            origin = p_parent + R_parent @ joint.origin
-            start = sl.start
-            if not joint.type.rotational:
-                axis = R @ joint.axes[0]
-                axes[..., start, :] = axis
-                points[..., start, :] = origin
-                rotations[..., i, :, :] = R
-                positions[..., i, :] = origin + axis * angles
-                continue
-            for k, a in enumerate(joint.axes):
-                axes[..., start + k, :] = R @ a
-                points[..., start + k, :] = origin
-                R = R @ _rotations(a, angles[..., k])
-            rotations[..., i, :, :] = R
-            positions[..., i, :] = origin
-        coms = positions + np.einsum("...lij,lj->...li", rotations, self.coms)
-        return LinkFrames(rotations, positions, coms, axes, points)
+                T[..., i + 1, :, :] = T[..., parent + 1, :, :] @ local[..., i, :, :]
+        before = T[..., self.parent[self.dof_link] + 1, :3, :]  # (..., n, 3, 4): the frame each joint hangs from
+        axes = (before[..., :3] @ pre_axes[..., None])[..., 0]
+        points = (before[..., :3] @ self.joint_origins[:, :, None])[..., 0] + before[..., 3]
+        if relative_to_roots:
+            self._root_axes(q, axes, points)
+        rotations, positions = T[..., 1:, :3, :3], T[..., 1:, :3, 3]
+        coms = positions + (rotations @ self.coms[:, :, None])[..., 0]
+        return LinkFrames(rotations, positions, coms, axes, points, references)
 
-    @staticmethod
-    def _root_frame(joint, angles, sl, rotation_out, position_out, axes, points) -> None:
-        """A root link in its own frame: identity pose; its DOF axes rotated back by the later DOFs."""
-        rotation_out[...] = np.eye(3)
-        position_out[...] = 0.0
-        later = np.eye(3)
-        for k in range(joint.ndof - 1, -1, -1):
-            axes[..., sl.start + k, :] = np.swapaxes(later, -1, -2) @ joint.axes[k]
-            points[..., sl.start + k, :] = 0.0
-            if joint.type.rotational:
-                later = _rotations(joint.axes[k], angles[..., k]) @ later
+    def _local_transforms(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Each link's pose in its parent's frame (..., L, 4, 4); each DOF's axis in its parent's frame (..., n, 3)."""
+        batch = q.shape[:-1]
+        rotations = _rotation_matrices(self.K, self.K2, q)          # (..., n, 3, 3); identity for prismatic DOFs
+        local = np.zeros(batch + (self.n_links, 4, 4))
+        local[..., 3, 3] = 1.0
+        local_R, local_p = local[..., :3, :3], local[..., :3, 3]     # views
+        pre_axes = np.empty(batch + (self.n, 3))
+        single, dof = self.single_links, self.single_dofs
+        local_R[..., single, :, :] = self.joint_rotations[single] @ rotations[..., dof, :, :]
+        local_p[..., single, :] = self.joint_origins[dof]
+        pre_axes[..., dof, :] = self.fixed_axes[dof]
+        slides = self.prismatic[dof]
+        if np.any(slides):
+            links, dofs = single[slides], dof[slides]
+            local_p[..., links, :] += self.fixed_axes[dofs] * q[..., dofs, None]
+        for i, sl in self.multi_links:
+            R = np.broadcast_to(self.joint_rotations[i], batch + (3, 3))
+            for k in range(sl.start, sl.stop):
+                pre_axes[..., k, :] = R @ self.axes[k]
+                R = R @ rotations[..., k, :, :]
+            local_R[..., i, :, :] = R
+            local_p[..., i, :] = self.joint_origins[sl.start]
+        return local, pre_axes
+
+    def _root_axes(self, q: np.ndarray, axes: np.ndarray, points: np.ndarray) -> None:
+        """Root links' DOF axes in their own (final) frame: rotated back by the joint's later DOFs."""
+        points[..., self.root_dofs, :] = 0.0
+        axes[..., self.single_root_dofs, :] = self.axes[self.single_root_dofs]
+        for sl in self.root_slices:
+            if sl.stop - sl.start == 1:
+                continue
+            later = _EYE3
+            for k in range(sl.stop - 1, sl.start - 1, -1):
+                axes[..., k, :] = np.swapaxes(later, -1, -2) @ self.axes[k]
+                if not self.prismatic[k]:
+                    later = _rotation_matrices(self.K[k], self.K2[k], q[..., k]) @ later
 
     def com_jacobians(self, frames: LinkFrames) -> tuple[np.ndarray, np.ndarray]:
-        """(J_v, J_ω), each (..., L, 3, n): CoM linear and link angular velocity = J q̇, in the frames' reference."""
-        z = frames.dof_axes[..., None, :, :]                      # (..., 1, n, 3)
-        lever = frames.com_positions[..., :, None, :] - frames.dof_points[..., None, :, :]  # (..., L, n, 3)
-        revolute = ~self.prismatic[:, None]
-        linear = np.where(revolute, np.cross(z, lever), z) * self.moves[..., None]
-        angular = np.where(revolute, z, 0.0) * self.moves[..., None]
-        return np.swapaxes(linear, -1, -2), np.swapaxes(angular, -1, -2)
+        """(J_v, J_ω), each (..., L, 3, n): CoM linear and link angular velocity = J q̇, in the frames' reference.
+
+        From the DOF twists ξ_k = (v_k, ω_k): J_ω[:, k] = ω_k and J_v[:, k] = v_k + ω_k × c_i, which is
+        z_k × (c_i − o_k) for a revolute DOF and z_k for a prismatic one, where DOF k moves link i.
+        """
+        xi = self.spatial_twists(frames)
+        v, w = np.swapaxes(xi[..., :3], -1, -2)[..., None, :, :], np.swapaxes(xi[..., 3:], -1, -2)[..., None, :, :]
+        moves = self.moves[:, None, :]
+        linear = (v - hat(frames.com_positions) @ w) * moves
+        return linear, w * moves
 
     def spatial_twists(self, frames: LinkFrames) -> np.ndarray:
-        """Spatial twist ξ_k = (v, ω) of each DOF, shape (..., n, 6): v = o_k × z_k (= −z_k × o_k), ω = z_k."""
+        """Spatial twist ξ_k = (v, ω) of each DOF, shape (..., n, 6): revolute (o_k × z_k, z_k), prismatic (z_k, 0)."""
         z, o = frames.dof_axes, frames.dof_points
         revolute = ~self.prismatic[:, None]
-        return np.concatenate([np.where(revolute, np.cross(o, z), z), np.where(revolute, z, 0.0)], axis=-1)
+        return np.concatenate([np.where(revolute, cross(o, z), z), np.where(revolute, z, 0.0)], axis=-1)
+
+
+_LEVI_CIVITA = np.zeros((3, 3, 3))
+_LEVI_CIVITA[0, 1, 2] = _LEVI_CIVITA[1, 2, 0] = _LEVI_CIVITA[2, 0, 1] = 1.0
+_LEVI_CIVITA[0, 2, 1] = _LEVI_CIVITA[2, 1, 0] = _LEVI_CIVITA[1, 0, 2] = -1.0
+#: hat(v)[i, k] = ε_ijk v_j, as one product v @ _HAT reshaped (fewer numpy calls than element assignment)
+_HAT = _LEVI_CIVITA.transpose(1, 0, 2).reshape(3, 9)
+
+
+def hat(v: np.ndarray) -> np.ndarray:
+    """Batched hat map, (..., 3) -> (..., 3, 3) with hat(v) @ u = v × u."""
+    return (v @ _HAT).reshape(v.shape[:-1] + (3, 3))
+
+
+def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a × b over the last axis (broadcasting); np.cross is several times slower on small batches."""
+    return (hat(a) @ b[..., None])[..., 0]
 
 
 @functools.lru_cache(maxsize=32)

@@ -79,6 +79,17 @@ def test_batched_evaluation_equals_single(mixed_tree):
     np.testing.assert_array_equal(system.mass_matrix_derivatives(Q)[3], system.mass_matrix_derivatives(Q[3]))
 
 
+def test_combined_evaluations_equal_the_separate_ones(mixed_tree):
+    system = RigidBodySystem(mixed_tree)
+    Q = np.random.default_rng(5).uniform(-2, 2, (3, mixed_tree.dof))
+    M, V = system.mass_matrix_and_potential(Q)
+    np.testing.assert_array_equal(M, system.mass_matrix(Q))
+    np.testing.assert_allclose(V, system.potential(Q), rtol=1e-14, atol=1e-14)
+    dM, dV = system.mass_matrix_and_potential_derivatives(Q)
+    np.testing.assert_array_equal(dM, system.mass_matrix_derivatives(Q))
+    np.testing.assert_allclose(dV, system.potential_gradient(Q), rtol=1e-13, atol=1e-13)
+
+
 def test_cyclic_first_joint_leaves_the_mass_matrix_bitwise_unchanged(planar_2link):
     system = RigidBodySystem(planar_2link)
     a = system.mass_matrix(np.array([0.1, 0.7]))

@@ -1,0 +1,347 @@
+"""The discrete dynamic robot model: energy- and momentum-conserving discrete Lagrange equations.
+
+Potts (seed 000, eq. 3.5 with 3.11 and 3.12), for a system with mass matrix a(q),
+potential V(q) and generalised forces F held over the step k -> k+1 of length Δt::
+
+    Δ[Σ_j a_rj q̇_j]/Δt − ½ Σ_ij (Δ_r a_ij / Δq_r) Q(q̇_i, q̇_j) + Δ_r V / Δq_r = F_r,   r = 1..n
+
+    Δq_i / Δt = (q̇_i(k+1) + q̇_i(k)) / 2                         (smoothing formula, 3.11)
+    Q(q̇_i, q̇_j) = [q̇_i(k) q̇_j(k+1) + q̇_i(k+1) q̇_j(k)] / 2       (3.12)
+
+Δ_r is the partial-difference operator (:mod:`.partial_difference`). Multiplying by
+Δq_r and summing over r with (2.5) gives exactly ΔT + ΔV = Σ_r F_r Δq_r (3.6-3.7), so
+with F = 0 the energy T + V is conserved to round-off for any Δt; and with (2.6) a
+cyclic coordinate's momentum Σ_j a_rj q̇_j changes exactly by F_r Δt.
+
+Solving a step. Given q(k), q̇(k), F, the unknown is q̇(k+1) (q(k+1) follows from the
+smoothing formula); the equations are solved by Newton's method on the residual in
+q̇(k+1) with its analytic Jacobian (D_r = Δ_r/Δq_r, x = q̇(k+1), q(k+1) moving by Δt/2 per unit x)::
+
+    J_rk = a_rk(q(k+1))/Δt + ½ Σ_j ∂_k a_rj(q(k+1)) x_j − ½ Σ_i D_r a_ik q̇_i(k) + (Δt/2) ∂(D_r f)/∂q_k(k+1),
+
+    f = V − ½ q̇(k)ᵀ a x,   ∂(D_r f)/∂q_k(k+1) = [∂_k f(x_{s+1}) [k moved at s+1] − ∂_k f(x_s) [k moved at s]
+                                                  − δ_rk D_r f] / Δq_r,
+
+where x_s -> x_{s+1} is the path edge along which q_r moves (averaged over the paths). It
+needs ∂a/∂q and ∂V/∂q at the path vertices, one more batched evaluation. Where |Δq_r| is
+below 1e-8 that row's last term (relative size O(Δt²)) is left out rather than divided by
+almost zero. The Jacobian is refreshed while the update exceeds 1e-4 of the velocity
+scale and reused below that (chord steps, which then contract as fast). Iterations stop
+when the error left after the last update, estimated from the contraction rate as
+|δ|·θ/(1−θ) (θ = |δ_k|/|δ_(k−1)|), is below ``tol`` relative to the velocity scale, or
+when the update stops shrinking at the round-off floor; a step that does not converge
+within ``max_iter`` from any starting guess raises :class:`ConvergenceError`.
+
+Every configuration-dependent quantity of a step is evaluated at the 2n path vertices
+in one call when the system is ``vectorized`` (as :class:`RigidBodySystem` is).
+"""
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.linalg import LinAlgError, lu_factor, lu_solve
+
+from discrete_robot.discrete.partial_difference import SMALL_STEP, DifferencePaths, PathOperator, quotients
+from discrete_robot.errors import ConvergenceError, InputError
+from discrete_robot.model.lagrangian import LagrangianSystem
+
+LOGGER = logging.getLogger(__name__)
+
+#: an update at most this many times ``tol`` (relative) that no longer shrinks is the round-off floor
+_STALL_FACTOR = 1e4
+#: Newton refreshes its Jacobian while the update exceeds this (relative); below, chord steps converge as fast
+_CHORD_UPDATE = 1e-4
+#: |Δq_r| (rad or m) below which the Jacobian's O(Δt²) row term is left out instead of divided by Δq_r
+_TINY_STEP = 1e-8
+
+
+@dataclass(frozen=True)
+class StepResult:
+    """State at k+1 (rad or m, rad/s or m/s), Newton iterations used and |residual|∞ (N m or N)."""
+
+    q: np.ndarray
+    qd: np.ndarray
+    iterations: int
+    residual_norm: float
+
+
+@dataclass(frozen=True)
+class Trajectory:
+    """Samples at t_k = k Δt: q, q̇ (steps+1, n), energy T + V (steps+1,), forces held over each step (steps, n)."""
+
+    t: np.ndarray
+    q: np.ndarray
+    qd: np.ndarray
+    energy: np.ndarray
+    forces: np.ndarray
+    iterations: np.ndarray
+
+
+@dataclass(frozen=True)
+class _Terms:
+    """What one evaluation of the discrete equations yields (everything but the force)."""
+
+    lhs: np.ndarray          # Δ[a q̇]/Δt − ½ qd0ᵀ D_r a qd1 + D_r V, (n,)
+    a1: np.ndarray           # a(q(k+1))
+    Da: np.ndarray           # D_r a_ij, (n, n, n)
+    DV: np.ndarray           # D_r V, (n,)
+    vertices: np.ndarray     # (P, n+1, n)
+    dq: np.ndarray           # q(k+1) − q(k)
+    da: np.ndarray | None    # ∂a/∂q at the vertices (P, n+1, n, n, n), when asked for
+    dv: np.ndarray | None    # ∂V/∂q at the vertices (P, n+1, n)
+
+
+class _Evaluations:
+    """a, V and their derivatives at a batch of configurations, in one call when the system is vectorized."""
+
+    def __init__(self, system: LagrangianSystem):
+        self.system = system
+        self.vectorized = bool(getattr(system, "vectorized", False))
+
+    def _batch(self, method: Callable, points: np.ndarray):
+        if self.vectorized:
+            return method(points)
+        flat = points.reshape(-1, points.shape[-1])
+        values = [method(x) for x in flat]
+        if isinstance(values[0], tuple):
+            return tuple(self._shape(np.array(v), points) for v in zip(*values, strict=True))
+        return self._shape(np.array(values), points)
+
+    @staticmethod
+    def _shape(values: np.ndarray, points: np.ndarray) -> np.ndarray:
+        return values.reshape(points.shape[:-1] + values.shape[1:])
+
+    def evaluate(self, points, derivatives: bool) -> tuple[np.ndarray, ...]:
+        """(a, V) or, with ``derivatives``, (a, V, ∂a/∂q, ∂V/∂q) at ``points`` (..., n)."""
+        combined = getattr(self.system, "evaluate", None)
+        if combined is not None and self.vectorized:
+            return combined(points, derivatives)
+        values = (self._batch(self.system.mass_matrix, points), self._batch(self.system.potential, points))
+        if derivatives:
+            values += (self._batch(self.system.mass_matrix_derivatives, points),
+                       self._batch(self.system.potential_gradient, points))
+        return values
+
+    def mass_derivatives(self, points):
+        return self._batch(self.system.mass_matrix_derivatives, points)
+
+    def potential_gradient(self, points):
+        return self._batch(self.system.potential_gradient, points)
+
+
+class DiscreteDynamicModel:
+    """Discrete Lagrange equations of ``system`` with partial-difference ``operator``.
+
+    ``tol``: Newton stops when the update of q̇(k+1) is below tol × the velocity scale
+    (max |q̇| at k and k+1, or the velocity change the forces can cause); ``max_iter`` bounds the
+    iterations; ``small_step`` (rad or m) is where D_r switches to the derivative form.
+    """
+
+    def __init__(self, system: LagrangianSystem, operator: PathOperator = PathOperator.SYMMETRIC,
+                 tol: float = 1e-14, max_iter: int = 50, small_step: float = SMALL_STEP):
+        if not isinstance(system, LagrangianSystem):
+            raise InputError(f"{type(system).__name__} does not implement the LagrangianSystem protocol")
+        if not 0.0 < tol < 1e-3:
+            raise InputError(f"tol must be in (0, 1e-3), got {tol}")
+        if max_iter < 1:
+            raise InputError(f"max_iter must be at least 1, got {max_iter}")
+        if not small_step > 0.0:
+            raise InputError(f"small_step must be > 0, got {small_step}")
+        self.system = system
+        self.operator = PathOperator(operator)
+        self.tol = float(tol)
+        self.max_iter = int(max_iter)
+        self.small_step = float(small_step)
+        self.paths = DifferencePaths(system.dof, self.operator)
+        self._eval = _Evaluations(system)
+
+    @property
+    def dof(self) -> int:
+        return self.system.dof
+
+    # ------------------------------------------------------------------------------------------- checks
+
+    def _vector(self, name: str, value) -> np.ndarray:
+        array = np.asarray(value, dtype=float)
+        if array.shape != (self.dof,):
+            raise InputError(f"{name}: expected {self.dof} values, got shape {array.shape}")
+        if not np.all(np.isfinite(array)):
+            raise InputError(f"{name}: values must be finite, got {array.tolist()}")
+        return array
+
+    @staticmethod
+    def _time_step(dt) -> float:
+        dt = float(dt)
+        if not (np.isfinite(dt) and dt > 0.0):
+            raise InputError(f"time step must be a positive finite number of seconds, got {dt}")
+        return dt
+
+    # ------------------------------------------------------------------------------------------- physics
+
+    def energy(self, q, qd) -> float:
+        """T + V = ½ q̇ᵀ a(q) q̇ + V(q), J."""
+        q, qd = self._vector("q", q), self._vector("qd", qd)
+        return 0.5 * float(qd @ self.system.mass_matrix(q) @ qd) + float(self.system.potential(q))
+
+    def _terms(self, q0, qd0, q1, qd1, dt, derivatives: bool = False) -> _Terms:
+        """Left-hand side of the discrete Lagrange equations (3.5) at the candidate state k+1."""
+        paths, n = self.paths, self.dof
+        vertices = paths.vertices(q0, q1)                       # (P, n+1, n); vertex 0 = q0, vertex n = q1
+        a, V, *gradients = self._eval.evaluate(vertices, derivatives)
+        dq = q1 - q0
+        Da = quotients(paths, vertices, dq, paths.differences(a), self._eval.mass_derivatives, self.small_step)
+        DV = quotients(paths, vertices, dq, paths.differences(V), self._eval.potential_gradient, self.small_step)
+        a0, a1 = a[0, 0], a[0, n]
+        lhs = (a1 @ qd1 - a0 @ qd0) / dt - 0.5 * np.einsum("rij,i,j->r", Da, qd0, qd1) + DV
+        da, dv = gradients if derivatives else (None, None)
+        return _Terms(lhs, a1, Da, DV, vertices, dq, da, dv)
+
+    def _jacobian(self, terms: _Terms, qd0, qd1, dt) -> np.ndarray:
+        """∂(residual)/∂q̇(k+1), analytic (see the module doc); ``terms`` computed with derivatives."""
+        paths, n = self.paths, self.dof
+        da = terms.da                                           # (P, n+1, n, n, n)
+        gradient = terms.dv - 0.5 * ((da @ qd1) @ qd0)         # ∂_k f at the vertices, f = V − ½ qd0ᵀ a qd1
+        Df = terms.DV - 0.5 * np.einsum("rij,i,j->r", terms.Da, qd0, qd1)
+        tiny = np.abs(terms.dq) < _TINY_STEP
+        E = (paths.differences(gradient * paths.moved) - np.diag(Df)) / np.where(tiny, 1.0, terms.dq)[:, None]
+        E[tiny] = 0.0
+        return (terms.a1 / dt + 0.5 * (da[0, n] @ qd1).T - 0.5 * np.einsum("rik,i->rk", terms.Da, qd0)
+                + 0.5 * dt * E)
+
+    def generalized_forces(self, q0, qd0, q1, qd1, dt) -> np.ndarray:
+        """The forces F (N m or N) held over the step that take (q0, q̇0) to (q1, q̇1): explicit inverse dynamics.
+
+        The states must satisfy the smoothing formula q1 = q0 + Δt (q̇0 + q̇1)/2 (InputError otherwise).
+        """
+        dt = self._time_step(dt)
+        q0, qd0, q1, qd1 = (self._vector(name, v) for name, v in (("q0", q0), ("qd0", qd0), ("q1", q1),
+                                                                  ("qd1", qd1)))
+        mismatch = q1 - (q0 + 0.5 * dt * (qd0 + qd1))
+        allowed = 1e-9 * (1.0 + np.abs(q0) + np.abs(q1))
+        if np.any(np.abs(mismatch) > allowed):
+            raise InputError("q1 must equal q0 + dt (qd0 + qd1)/2 (smoothing formula); mismatch "
+                             f"{mismatch.tolist()}")
+        return self._terms(q0, qd0, q1, qd1, dt).lhs
+
+    def _predict(self, q0, qd0, F, dt) -> np.ndarray:
+        """q̇(k+1) ≈ q̇(k) + Δt q̈(k) from the continuous equations a q̈ = F − (∂a/∂q q̇) q̇ + ½ q̇ᵀ ∂a/∂q q̇ − ∂V/∂q."""
+        system = self.system
+        dM = np.asarray(system.mass_matrix_derivatives(q0))
+        dMqd = np.einsum("kij,k->ij", dM, qd0)
+        bias = dMqd @ qd0 - 0.5 * np.einsum("kij,i,j->k", dM, qd0, qd0) + system.potential_gradient(q0)
+        return qd0 + dt * np.linalg.solve(system.mass_matrix(q0), F - bias)
+
+    def step(self, q0, qd0, F, dt, guess=None) -> StepResult:
+        """One implicit step (q(k), q̇(k)) -> (q(k+1), q̇(k+1)) under forces F held over the step.
+
+        ``guess``: a starting value for q̇(k+1) (default: an explicit Euler prediction).
+        """
+        dt = self._time_step(dt)
+        q0, qd0, F = self._vector("q0", q0), self._vector("qd0", qd0), self._vector("F", F)
+        guesses = [lambda: self._predict(q0, qd0, F, dt), lambda: qd0]
+        if guess is not None:
+            guess = self._vector("guess", guess)
+            guesses.insert(0, lambda: guess)
+        return self._solve(q0, qd0, F, dt, guesses)
+
+    def _residual(self, q0, qd0, F, dt, qd1, derivatives: bool = False) -> tuple[np.ndarray, _Terms]:
+        terms = self._terms(q0, qd0, q0 + 0.5 * dt * (qd0 + qd1), qd1, dt, derivatives)
+        return terms.lhs - F, terms
+
+    def _solve(self, q0, qd0, F, dt, guesses) -> StepResult:
+        """Newton from each guess in turn until one converges (a guess can lie outside Newton's basin
+        when Δt is large for the motion); ConvergenceError if none does."""
+        failures = []
+        for guess in guesses:
+            try:
+                return self._newton(q0, qd0, F, dt, guess())
+            except ConvergenceError as error:
+                failures.append(str(error))
+        raise ConvergenceError(f"discrete step with dt = {dt} s from q = {q0.tolist()}, qd = {qd0.tolist()} "
+                               f"did not converge from any starting guess ({'; '.join(failures)}); "
+                               "reduce the time step")
+
+    def _newton(self, q0, qd0, F, dt, qd1) -> StepResult:
+        previous = update = scale = np.inf
+        factors = forced = None
+        growing = 0
+        for iteration in range(1, self.max_iter + 1):
+            refresh = factors is None or update > _CHORD_UPDATE * scale
+            residual, terms = self._residual(q0, qd0, F, dt, qd1, derivatives=refresh)
+            if refresh:
+                try:
+                    factors = lu_factor(self._jacobian(terms, qd0, qd1, dt), check_finite=True)
+                except (LinAlgError, ValueError) as error:
+                    raise ConvergenceError(f"singular or non-finite Newton Jacobian ({error})") from error
+            if forced is None:
+                # the velocity change the potential and applied forces alone cause over the step
+                forced = float(np.max(np.abs(lu_solve(factors, np.abs(terms.DV) + np.abs(F)))))
+            delta = -lu_solve(factors, residual)
+            qd1 = qd1 + delta
+            if not np.all(np.isfinite(qd1)):
+                raise ConvergenceError(f"Newton diverged to non-finite velocities after {iteration} iterations")
+            previous, update = update, float(np.max(np.abs(delta)))
+            growing = growing + 1 if update > previous else 0
+            if growing >= 3:
+                raise ConvergenceError(f"Newton diverging (update {update:.3e} rad/s growing since 3 iterations)")
+            scale = max(float(np.max(np.abs(qd0))), float(np.max(np.abs(qd1))), forced, np.finfo(float).tiny)
+            ratio = update / previous
+            # the error left after this update is about update · ratio / (1 − ratio) while the iteration contracts
+            remaining = update * ratio / (1.0 - ratio) if iteration > 1 and ratio < 0.5 else update
+            floor = ratio > 0.25 and update <= _STALL_FACTOR * self.tol * scale
+            if remaining <= self.tol * scale or floor:
+                q1 = q0 + 0.5 * dt * (qd0 + qd1)
+                return StepResult(q1, qd1, iteration, float(np.max(np.abs(residual))))
+        raise ConvergenceError(f"no convergence in {self.max_iter} Newton iterations (last update {update:.3e} rad/s)")
+
+    def simulate(self, q0, qd0, dt, steps: int, forces=None) -> Trajectory:
+        """``steps`` steps from (q0, q̇0).
+
+        ``forces``: None (zero), one force vector held throughout (n,), one per step (steps, n),
+        or a callable ``forces(t, q, qd) -> (n,)`` evaluated at the start of each step.
+        """
+        dt = self._time_step(dt)
+        if int(steps) != steps or steps < 0:
+            raise InputError(f"steps must be a non-negative integer, got {steps}")
+        steps, n = int(steps), self.dof
+        q0, qd0 = self._vector("q0", q0), self._vector("qd0", qd0)
+        force_at = self._force_schedule(forces, steps)
+        q = np.empty((steps + 1, n))
+        qd = np.empty((steps + 1, n))
+        applied = np.empty((steps, n))
+        iterations = np.empty(steps, dtype=int)
+        q[0], qd[0] = q0, qd0
+        for k in range(steps):
+            applied[k] = self._vector(f"forces at step {k}", force_at(k, k * dt, q[k], qd[k]))
+            qk, qdk, Fk = q[k], qd[k], applied[k]
+            guesses = [lambda: self._predict(qk, qdk, Fk, dt), lambda: qdk]  # noqa: B023 - used in this iteration
+            if k >= 2:
+                guesses.insert(0, lambda: self._extrapolate(qd, k))  # noqa: B023
+            result = self._solve(qk, qdk, Fk, dt, guesses)
+            q[k + 1], qd[k + 1], iterations[k] = result.q, result.qd, result.iterations
+        a, V = self._eval.evaluate(q, derivatives=False)
+        energy = 0.5 * np.einsum("ki,kij,kj->k", qd, a, qd) + V
+        LOGGER.debug("discrete model: %d steps, mean %.2f Newton iterations", steps,
+                     iterations.mean() if steps else 0.0)
+        return Trajectory(np.arange(steps + 1) * dt, q, qd, energy, applied, iterations)
+
+    @staticmethod
+    def _extrapolate(qd: np.ndarray, k: int) -> np.ndarray:
+        """q̇(k+1) from the quadratic through q̇(k-2), q̇(k-1), q̇(k): an O(Δt³) start for Newton."""
+        return 3.0 * qd[k] - 3.0 * qd[k - 1] + qd[k - 2]
+
+    def _force_schedule(self, forces, steps: int) -> Callable:
+        n = self.dof
+        if forces is None:
+            zero = np.zeros(n)
+            return lambda k, t, q, qd: zero
+        if callable(forces):
+            return lambda k, t, q, qd: forces(t, q, qd)
+        array = np.asarray(forces, dtype=float)
+        if array.shape == (n,):
+            return lambda k, t, q, qd: array
+        if array.shape == (steps, n):
+            return lambda k, t, q, qd: array[k]
+        raise InputError(f"forces: expected shape ({n},) or ({steps}, {n}) or a callable, got shape {array.shape}")
