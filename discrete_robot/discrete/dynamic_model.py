@@ -41,7 +41,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.linalg import LinAlgError, lu_factor, lu_solve
 
 from discrete_robot.discrete.partial_difference import SMALL_STEP, DifferencePaths, PathOperator, quotients
 from discrete_robot.errors import ConvergenceError, InputError
@@ -265,20 +264,23 @@ class DiscreteDynamicModel:
 
     def _newton(self, q0, qd0, F, dt, qd1) -> StepResult:
         previous = update = scale = np.inf
-        factors = forced = None
+        inverse = forced = None
         growing = 0
         for iteration in range(1, self.max_iter + 1):
-            refresh = factors is None or update > _CHORD_UPDATE * scale
+            refresh = inverse is None or update > _CHORD_UPDATE * scale
             residual, terms = self._residual(q0, qd0, F, dt, qd1, derivatives=refresh)
             if refresh:
+                # an explicit inverse: n is small, and chord steps then cost one matrix-vector product
                 try:
-                    factors = lu_factor(self._jacobian(terms, qd0, qd1, dt), check_finite=True)
-                except (LinAlgError, ValueError) as error:
-                    raise ConvergenceError(f"singular or non-finite Newton Jacobian ({error})") from error
+                    inverse = np.linalg.inv(self._jacobian(terms, qd0, qd1, dt))
+                except np.linalg.LinAlgError as error:
+                    raise ConvergenceError(f"singular Newton Jacobian ({error})") from error
+                if not np.all(np.isfinite(inverse)):
+                    raise ConvergenceError("non-finite Newton Jacobian")
             if forced is None:
                 # the velocity change the potential and applied forces alone cause over the step
-                forced = float(np.max(np.abs(lu_solve(factors, np.abs(terms.DV) + np.abs(F)))))
-            delta = -lu_solve(factors, residual)
+                forced = float(np.max(np.abs(inverse @ (np.abs(terms.DV) + np.abs(F)))))
+            delta = -inverse @ residual
             qd1 = qd1 + delta
             if not np.all(np.isfinite(qd1)):
                 raise ConvergenceError(f"Newton diverged to non-finite velocities after {iteration} iterations")

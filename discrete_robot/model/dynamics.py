@@ -163,15 +163,16 @@ class RigidBodySystem:
         batch = G_links.shape[:-3]
         composite = (self._subtree @ G_links.reshape(batch + (tree.n_links, 36))).reshape(batch + (tree.n_links, 6, 6))
         G = composite[..., tree.dof_link, :, :]                            # (..., n, 6, 6): G^c of each DOF's link
-        A = (_ad(xi)[..., :, None, :, :] @ xi[..., None, :, :, None])[..., 0]   # [k, a] = ad_{ξ_k} ξ_a
-        GX = (G[..., :, None, :, :] @ xi[..., None, :, :, None])[..., 0]        # [k, b] = G^c_k ξ_b
-        own = np.swapaxes(np.diagonal(GX, axis1=-3, axis2=-2), -1, -2)     # [b] = G^c_b ξ_b
-        between = -A @ np.swapaxes(own, -1, -2)[..., None, :, :]           # [k, a, b] = −A[k, a] · own[b]
-        after = -A @ np.swapaxes(GX, -1, -2)                               # [k, a, b] = −A[k, a] · GX[k, b]
+        columns = np.swapaxes(xi, -1, -2)[..., None, :, :]                 # (..., 1, 6, n)
+        A = np.swapaxes(_ad(xi) @ columns, -1, -2)                         # [k, a, :] = ad_{ξ_k} ξ_a
+        GX = G @ columns                                                   # [k, :, b] = G^c_k ξ_b
+        own = np.diagonal(GX, axis1=-3, axis2=-1)                          # [:, b] = G^c_b ξ_b, (..., 6, n)
+        between = -A @ own[..., None, :, :]                                # [k, a, b] = −A[k, a] · own[b]
+        after = -A @ GX                                                    # [k, a, b] = −A[k, a] · GX[k, b]
         after = after + np.swapaxes(after, -1, -2)
         D = np.where(self._case_between, between, 0.0) + np.where(self._case_after, after, 0.0)
         dM = np.where(self._upper, D, np.swapaxes(D, -1, -2))
-        return dM, -(own[..., :3] * gravity).sum(-1)
+        return dM, -(np.swapaxes(own[..., :3, :], -1, -2) * gravity).sum(-1)
 
     # ------------------------------------------------------------------------------- Newton–Euler
 
