@@ -1,0 +1,209 @@
+"""Planar polygon geometry for pushed footprints (object frame, metres).
+
+A footprint is a simple polygon stored as a (k, 2) array of counter-clockwise
+vertices without a repeated closing vertex. Edge j runs from vertex j to
+vertex j+1; its outward normal is the edge direction turned clockwise.
+"""
+
+import logging
+
+import numpy as np
+
+from discrete_robot.errors import InputError
+
+log = logging.getLogger(__name__)
+
+
+def perp(vectors: np.ndarray) -> np.ndarray:
+    """The vector(s) turned +90 degrees: perp(x, y) = (-y, x); perp(r) . v is the moment r x v."""
+    vectors = np.asarray(vectors, dtype=float)
+    turned = np.empty_like(vectors)
+    turned[..., 0] = -vectors[..., 1]
+    turned[..., 1] = vectors[..., 0]
+    return turned
+
+
+def cross2(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """z component of the planar cross product a x b."""
+    return a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
+
+
+def signed_area(vertices: np.ndarray) -> float:
+    """Shoelace area, positive for counter-clockwise vertices (m^2)."""
+    following = np.roll(vertices, -1, axis=0)
+    return 0.5 * float(np.sum(cross2(vertices, following)))
+
+
+def centroid(vertices: np.ndarray) -> np.ndarray:
+    """Area centroid (1/A) integral of r dA of a simple polygon (m)."""
+    following = np.roll(vertices, -1, axis=0)
+    weight = cross2(vertices, following)
+    return (vertices + following).T @ weight / (6.0 * signed_area(vertices))
+
+
+def as_footprint(points, what: str = "footprint") -> np.ndarray:
+    """Validate a footprint and return it as counter-clockwise (k, 2) vertices.
+
+    Accepts (k, 2) or (k, 3) (z ignored). A repeated closing vertex is dropped.
+    Clockwise input is reversed with a logged warning (the services ask for
+    counter-clockwise, but a reversed list describes the same object).
+    Raises InputError for fewer than 3 vertices, non-finite values, repeated
+    consecutive vertices, zero area or a self-intersecting outline.
+    """
+    array = np.asarray(points, dtype=float)
+    if array.size == 0:
+        raise InputError(f"{what} is empty: give at least 3 vertices")
+    if array.ndim != 2 or array.shape[1] not in (2, 3):
+        raise InputError(f"{what}: expected a list of [x, y] vertices, got shape {array.shape}")
+    if not np.all(np.isfinite(array)):
+        raise InputError(f"{what}: vertices must be finite (no NaN or inf)")
+    vertices = array[:, :2].copy()
+    if len(vertices) > 3 and np.array_equal(vertices[0], vertices[-1]):
+        vertices = vertices[:-1]
+    if len(vertices) < 3:
+        raise InputError(f"{what} has {len(vertices)} vertices: a polygon needs at least 3")
+    size = float(np.max(np.ptp(vertices, axis=0)))
+    edges = np.roll(vertices, -1, axis=0) - vertices
+    lengths = np.linalg.norm(edges, axis=1)
+    if size == 0.0 or np.any(lengths <= 1e-12 * size):
+        j = int(np.argmin(lengths))
+        raise InputError(f"{what}: vertices {j} and {(j + 1) % len(vertices)} coincide (zero-length edge)")
+    if np.linalg.svd(vertices - vertices.mean(axis=0), compute_uv=False)[1] <= 1e-12 * size:
+        raise InputError(f"{what} has zero area (all vertices on one line)")
+    crossing = self_intersection(vertices)
+    if crossing is not None:
+        i, j = crossing
+        raise InputError(f"{what} is self-intersecting: edge {i} ({vertices[i].tolist()} -> "
+                         f"{vertices[(i + 1) % len(vertices)].tolist()}) meets edge {j}")
+    area = signed_area(vertices)
+    if area < 0.0:
+        log.warning("%s is clockwise; using it reversed (counter-clockwise)", what)
+        vertices = vertices[::-1].copy()
+    return vertices
+
+
+def self_intersection(vertices: np.ndarray) -> tuple[int, int] | None:
+    """The first pair of edges (i, j) that touch or cross, other than neighbours sharing their vertex; else None.
+
+    Neighbouring edges count as intersecting when they fold back onto each
+    other (collinear and opposite). Closed segments: touching is intersecting.
+    """
+    k = len(vertices)
+    a = vertices
+    b = np.roll(vertices, -1, axis=0)
+    size = float(np.max(np.ptp(vertices, axis=0)))
+    eps = 1e-12 * size * size
+    direction = b - a
+    following = np.roll(direction, -1, axis=0)
+    folds = (np.abs(cross2(direction, following)) <= eps) & (np.sum(direction * following, axis=1) < 0.0)
+    if np.any(folds):
+        i = int(np.argmax(folds))
+        return i, (i + 1) % k
+    i, j = np.triu_indices(k, 2)
+    keep = ~((i == 0) & (j == k - 1))
+    i, j = i[keep], j[keep]
+    if i.size == 0:
+        return None
+    d1 = cross2(direction[i], a[j] - a[i])
+    d2 = cross2(direction[i], b[j] - a[i])
+    d3 = cross2(direction[j], a[i] - a[j])
+    d4 = cross2(direction[j], b[i] - a[j])
+    s1, s2, s3, s4 = (np.where(np.abs(d) <= eps, 0.0, np.sign(d)) for d in (d1, d2, d3, d4))
+    proper = (s1 * s2 < 0) & (s3 * s4 < 0)
+    touching = (_on_segment(s1, a[i], b[i], a[j]) | _on_segment(s2, a[i], b[i], b[j])
+                | _on_segment(s3, a[j], b[j], a[i]) | _on_segment(s4, a[j], b[j], b[i]))
+    hits = np.flatnonzero(proper | touching)
+    return (int(i[hits[0]]), int(j[hits[0]])) if hits.size else None
+
+
+def _on_segment(side, start, end, point) -> np.ndarray:
+    """Collinear (side 0) points within the bounding box of their segment."""
+    low = np.minimum(start, end)
+    high = np.maximum(start, end)
+    inside = np.all((point >= low - 1e-15) & (point <= high + 1e-15), axis=-1)
+    return (side == 0) & inside
+
+
+def contains(vertices: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """Even-odd point-in-polygon test for (m, 2) points (boundary points may go either way)."""
+    points = np.atleast_2d(points)
+    a = vertices[None, :, :]
+    b = np.roll(vertices, -1, axis=0)[None, :, :]
+    x = points[:, None, 0]
+    y = points[:, None, 1]
+    straddles = (a[..., 1] > y) != (b[..., 1] > y)
+    rise = np.where(straddles, b[..., 1] - a[..., 1], 1.0)
+    x_cross = a[..., 0] + (y - a[..., 1]) * (b[..., 0] - a[..., 0]) / rise
+    return np.count_nonzero(straddles & (x < x_cross), axis=1) % 2 == 1
+
+
+def closest_on_outline(vertices: np.ndarray, point: np.ndarray) -> tuple[np.ndarray, float, int, float]:
+    """The outline point nearest to ``point``: (closest point, distance, edge index, edge parameter in [0, 1])."""
+    a = vertices
+    edge = np.roll(vertices, -1, axis=0) - a
+    t = np.clip(np.sum((point - a) * edge, axis=1) / np.sum(edge * edge, axis=1), 0.0, 1.0)
+    candidates = a + t[:, None] * edge
+    distances = np.linalg.norm(candidates - point, axis=1)
+    j = int(np.argmin(distances))
+    return candidates[j], float(distances[j]), j, float(t[j])
+
+
+def outward_normals(vertices: np.ndarray) -> np.ndarray:
+    """Unit outward normal of each edge of a counter-clockwise polygon."""
+    edge = np.roll(vertices, -1, axis=0) - vertices
+    normal = np.stack([edge[:, 1], -edge[:, 0]], axis=1)
+    return normal / np.linalg.norm(normal, axis=1, keepdims=True)
+
+
+def outline_normal(vertices: np.ndarray, edge: int, parameter: float, vertex_tolerance: float) -> np.ndarray:
+    """Unit inward normal of the outline at the point ``parameter`` along ``edge``.
+
+    Within ``vertex_tolerance`` (m) of a vertex the outline has no tangent; the
+    normal is then the normalised mean of the two edges' inward normals (the
+    bisector of the contact normal cone).
+    """
+    normals = -outward_normals(vertices)
+    k = len(vertices)
+    length = float(np.linalg.norm(vertices[(edge + 1) % k] - vertices[edge]))
+    if parameter * length <= vertex_tolerance:
+        mean = normals[edge] + normals[edge - 1]
+    elif (1.0 - parameter) * length <= vertex_tolerance:
+        mean = normals[edge] + normals[(edge + 1) % k]
+    else:
+        return normals[edge]
+    norm = np.linalg.norm(mean)
+    return normals[edge] if norm < 1e-9 else mean / norm
+
+
+def first_contact_fraction(vertices: np.ndarray, start: np.ndarray, displacement: np.ndarray,
+                           radius: float) -> float | None:
+    """Earliest fraction s in [0, 1] at which a disk of ``radius`` moving from ``start`` by ``displacement`` touches
+    the polygon, or None if it does not within the move.
+
+    The disk touches the polygon when its centre reaches the polygon grown by
+    ``radius``: the edges shifted outward by ``radius`` and circles of
+    ``radius`` about the vertices (for radius 0, the outline itself).
+    """
+    a = vertices
+    edge = np.roll(vertices, -1, axis=0) - a
+    lengths = np.linalg.norm(edge, axis=1)
+    tangent = edge / lengths[:, None]
+    normal = outward_normals(vertices)
+    approach = normal @ displacement
+    height = np.sum((start - a) * normal, axis=1) - radius
+    moving_in = approach < 0.0
+    s_edge = -height[moving_in] / approach[moving_in]
+    along = np.sum((start + s_edge[:, None] * displacement - a[moving_in]) * tangent[moving_in], axis=1)
+    valid = (s_edge >= -1e-12) & (along >= 0.0) & (along <= lengths[moving_in])
+    hits = s_edge[valid].tolist()
+    speed2 = float(displacement @ displacement)
+    if radius > 0.0 and speed2 > 0.0:
+        offset = start - a
+        half_b = offset @ displacement
+        c = np.sum(offset * offset, axis=1) - radius * radius
+        discriminant = half_b * half_b - speed2 * c
+        real = discriminant >= 0.0
+        roots = (-half_b[real] - np.sqrt(discriminant[real])) / speed2
+        hits.extend(roots[roots >= -1e-12].tolist())
+    hits = [h for h in hits if h <= 1.0]
+    return max(0.0, min(hits)) if hits else None

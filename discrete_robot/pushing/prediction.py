@@ -1,0 +1,429 @@
+"""Quasistatic prediction of a pushed planar object by the principle of minimum power.
+
+A finger (point, or disk of radius R) touches the footprint outline at c with
+inward unit normal n and moves over the table with velocity v_p (its centre's
+velocity, which is also the velocity of its material point at the contact:
+the finger translates). Let t = perp(n) be the finger's left, looking from
+the finger into the object. The object's twist xi gives the object's contact
+point the velocity u(xi) = v + omega perp(c). The support dissipates
+P(xi) = mu_s N int p |v(r)| dA (:mod:`discrete_robot.pushing.support`).
+
+Modes and the motions compatible with each (Peshkin & Sanderson: the object
+chooses, among them, the one of least power):
+
+- separating (v_p . n <= 0): the finger leaves; no force, object at rest.
+- sticking: u(xi) = v_p. Minimum power over this line of twists
+  (xi = (v_p, 0) + omega (c_y, -c_x, 1), a 1-D convex problem in omega): the
+  KKT multiplier of the two velocity equalities is the finger force f, and
+  stationarity in omega says the support wrench is a pure force through c.
+  Valid when f lies in the contact friction cone |f . t| <= mu_c f . n.
+- sliding: only the normal component is imposed, u . n = v_p . n; the finger
+  force lies on one edge of the cone, f = f_n (n + s mu_c t) with s = +1
+  (sliding_left: the finger slides toward its left relative to the object, so
+  its friction drags the object left) or s = -1 (sliding_right). The twist
+  is the least-power one among those that take a given power from the edge
+  wrench W = [n + s mu_c t; c x (n + s mu_c t)]: minimise P on the plane
+  W . xi = 1 (a 2-D smooth convex problem, solved by Newton's method), whose
+  stationarity dP/dxi = lambda W is exactly Newton's balance with the finger
+  force on the edge; the twist is then scaled to match v_p . n.
+
+Which mode applies follows from the sticking force: inside the cone it
+sticks; outside on the left (f . t > 0) the finger slides left, on the right
+it slides right. (The contact-point dissipation Q(u) = min over omega of P is
+convex in u, so its gradient f turns monotonically with u: that makes the
+mode unique and the sliding twist's slip consistent with its side.)
+
+Exact (non-smooth) Coulomb friction: for weighted support points, a minimum
+may put the center of rotation exactly on a support point, where P has a
+kink. The resting point's static friction g (|g| <= mu_s w_k N) is then
+solved for so that the balance holds exactly.
+
+Center of rotation: the point p with v + omega perp(p) = 0, p = perp(v)/omega.
+For (near-)translation, when p would be farther than COR_FAR_FACTOR footprint
+radii from the support centroid (or omega = 0), it is reported at exactly
+that distance in the limiting direction perp(v) sign(omega) (sign(0) = +1) and
+``is_translation`` is true. When separating the object is at rest and the
+center of rotation is NaN.
+"""
+
+import enum
+import logging
+from dataclasses import dataclass
+
+import numpy as np
+
+from discrete_robot.errors import ConvergenceError, InputError
+from discrete_robot.pushing.object_model import PushedObject
+from discrete_robot.pushing.polygon import closest_on_outline, contains, outline_normal, perp
+from discrete_robot.pushing.power_program import PowerProgram, solve_power_program
+from discrete_robot.pushing.support import PointSupport, SupportFriction
+
+log = logging.getLogger(__name__)
+
+COR_FAR_FACTOR = 1e6
+#: contact points farther than this fraction of the footprint size from the outline are rejected
+OUTLINE_TOLERANCE = 1e-6
+#: cone and balance tolerances of the solver (relative to |f|)
+CONE_TOLERANCE = 1e-9
+NEWTON_TOLERANCE = 1e-12
+#: a Newton solve that stalls at rounding level is accepted below this relative residual (the balance spec is 1e-6)
+ACCEPT_TOLERANCE = 1e-10
+MAX_ITERATIONS = 50
+
+
+class ContactMode(enum.Enum):
+    STICKING = "sticking"
+    SLIDING_LEFT = "sliding_left"
+    SLIDING_RIGHT = "sliding_right"
+    SEPARATING = "separating"
+
+
+@dataclass(frozen=True)
+class Contact:
+    """Where the finger touches: a point of the outline and the unit normal into the object (object frame)."""
+
+    point: np.ndarray
+    normal: np.ndarray
+
+    @property
+    def left(self) -> np.ndarray:
+        """The finger's left, looking from the finger into the object."""
+        return perp(self.normal)
+
+
+@dataclass(frozen=True)
+class PushPrediction:
+    """Instantaneous motion of a pushed object (object frame, SI units).
+
+    ``twist`` = (v_x, v_y, omega): velocity of the object-frame origin and angular
+    velocity; ``contact_force`` is the finger's force on the object;
+    ``power`` = contact_force . pusher_velocity, all the power the finger
+    spends (support friction plus contact sliding); ``support_power`` the part
+    dissipated between object and table.
+    """
+
+    twist: np.ndarray
+    center_of_rotation: np.ndarray
+    mode: ContactMode
+    contact_force: np.ndarray
+    power: float
+    support_power: float
+    contact: Contact
+    pusher_velocity: np.ndarray
+    is_translation: bool
+
+
+def _finite_vector(value, what: str) -> np.ndarray:
+    array = np.asarray(value, dtype=float).ravel()
+    if array.size not in (2, 3):
+        raise InputError(f"{what}: expected [x, y], got {array.size} values")
+    if not np.all(np.isfinite(array)):
+        raise InputError(f"{what} must be finite, got {array.tolist()}")
+    return array[:2]
+
+
+def _non_negative(value, what: str) -> float:
+    value = float(value)
+    if not np.isfinite(value) or value < 0.0:
+        raise InputError(f"{what} must be a finite value >= 0, got {value}")
+    return value
+
+
+def contact_on_outline(obj: PushedObject, contact_point, pusher_radius: float = 0.0) -> Contact:
+    """The contact at a point of the outline, with its inward normal; InputError if the point is off the outline
+    or a finger of ``pusher_radius`` touching there would overlap the footprint elsewhere."""
+    point = _finite_vector(contact_point, "contact_point")
+    radius = _non_negative(pusher_radius, "pusher_radius")
+    size = float(np.max(np.ptp(obj.footprint, axis=0)))
+    closest, distance, edge, parameter = closest_on_outline(obj.footprint, point)
+    if distance > OUTLINE_TOLERANCE * size:
+        raise InputError(f"contact_point {point.tolist()} is {distance:.3g} m off the footprint outline "
+                         f"(tolerance {OUTLINE_TOLERANCE * size:.2g} m): it must lie on the outline")
+    normal = outline_normal(obj.footprint, edge, parameter, 1e-9 * size)
+    if radius > 0.0:
+        centre = closest - radius * normal
+        clearance = closest_on_outline(obj.footprint, centre)[1]
+        if contains(obj.footprint, centre[None])[0] or clearance < radius * (1.0 - 1e-6) - 1e-9 * size:
+            raise InputError(f"a finger of radius {radius} m touching at {closest.tolist()} would overlap the "
+                             "footprint elsewhere (the contact is inside a notch or at a concave corner)")
+    return Contact(point=closest, normal=normal)
+
+
+def predict_push(obj: PushedObject, contact_point, pusher_velocity, contact_friction: float,
+                 pusher_radius: float = 0.0) -> PushPrediction:
+    """Predict the object's motion when a finger touching at ``contact_point`` moves with ``pusher_velocity``.
+
+    Raises InputError for a contact point off the outline, a zero or
+    non-finite velocity, negative friction or radius.
+    """
+    velocity = _finite_vector(pusher_velocity, "pusher_velocity")
+    if not np.any(velocity):
+        raise InputError("pusher_velocity is zero: a quasistatic push needs a moving finger")
+    mu = _non_negative(contact_friction, "contact_friction")
+    contact = contact_on_outline(obj, contact_point, pusher_radius)
+    return predict_at_contact(obj, contact, velocity, mu)
+
+
+def predict_at_contact(obj: PushedObject, contact: Contact, pusher_velocity: np.ndarray,
+                       contact_friction: float) -> PushPrediction:
+    """:func:`predict_push` for an already validated contact (the simulation's inner call)."""
+    velocity = np.asarray(pusher_velocity, dtype=float)[:2]
+    speed = float(np.linalg.norm(velocity))
+    normal = contact.normal
+    if velocity @ normal <= 1e-12 * speed:
+        zero = np.zeros(2)
+        return PushPrediction(np.zeros(3), np.full(2, np.nan), ContactMode.SEPARATING, zero, 0.0, 0.0, contact,
+                              velocity, False)
+    support = obj.support
+    c = obj.to_local(contact.point)
+    direction = velocity / speed
+    left = contact.left
+    mu = contact_friction
+    twist, forces = _sticking(support, c, direction)
+    force = _force_in_cone(forces, normal, left, mu)
+    if force is not None:
+        mode = ContactMode.STICKING
+    else:
+        side = 1.0 if forces[0] @ left > 0.0 else -1.0
+        mode = ContactMode.SLIDING_LEFT if side > 0.0 else ContactMode.SLIDING_RIGHT
+        edge = normal + side * mu * left
+        wrench = np.array([*edge, perp(c) @ edge])
+        twist, load = _twist_for_wrench(support, wrench)
+        contact_velocity = twist[:2] + twist[2] * perp(c)
+        approach = contact_velocity @ normal
+        if approach <= 0.0:
+            raise ConvergenceError(f"sliding solution does not approach the contact (u.n = {approach:.3g})")
+        twist = twist * (direction @ normal) / approach
+        slip = (direction - twist[:2] - twist[2] * perp(c)) @ left
+        if side * slip < -1e-8:
+            raise ConvergenceError(f"{mode.value}: slip {slip:.3g} has the wrong sign for its friction")
+        force = (load @ wrench) / (wrench @ wrench) * edge
+    return _to_object_frame(obj, contact, velocity, speed, twist, force, mode)
+
+
+def _to_object_frame(obj, contact, velocity, speed, local_twist, local_force, mode) -> PushPrediction:
+    """Undo the local scaling: local twist per unit local finger speed -> object-frame SI twist."""
+    local_twist = local_twist * speed / obj.scale
+    omega = float(local_twist[2])
+    centroid_velocity = obj.scale * local_twist[:2]
+    origin_velocity = centroid_velocity - omega * perp(obj.origin)
+    far = COR_FAR_FACTOR * obj.scale
+    centroid_speed = float(np.linalg.norm(centroid_velocity))
+    is_translation = centroid_speed >= far * abs(omega)
+    if is_translation:
+        sign = 1.0 if omega >= 0.0 else -1.0
+        cor = obj.origin + far * sign * perp(centroid_velocity) / centroid_speed
+    else:
+        cor = obj.origin + perp(centroid_velocity) / omega
+    force = obj.friction_load * local_force
+    support_power = obj.friction_load * obj.scale * obj.support.dissipation(local_twist)[0]
+    return PushPrediction(twist=np.array([*origin_velocity, omega]), center_of_rotation=cor, mode=mode,
+                          contact_force=force, power=float(force @ velocity), support_power=float(support_power),
+                          contact=contact, pusher_velocity=velocity, is_translation=bool(is_translation))
+
+
+def _force_in_cone(forces: tuple[np.ndarray, np.ndarray], normal, left, mu) -> np.ndarray | None:
+    """A force of the segment [forces[0], forces[1]] inside the friction cone (the middle of the part inside), or
+    None. The segment is a single point unless the sticking minimum rests on a support point."""
+    start, end = forces
+    delta = end - start
+    tolerance = CONE_TOLERANCE * max(np.linalg.norm(start), np.linalg.norm(end))
+    low, high = 0.0, 1.0
+    for axis in (normal, mu * normal - left, mu * normal + left):
+        value, rate = start @ axis + tolerance, delta @ axis
+        if abs(rate) <= 1e-300:
+            if value < 0.0:
+                return None
+        elif rate > 0.0:
+            low = max(low, -value / rate)
+        else:
+            high = min(high, -value / rate)
+    if low > high:
+        return None
+    return start + 0.5 * (low + high) * delta
+
+
+def _sticking(support: SupportFriction, c: np.ndarray, direction: np.ndarray):
+    """Least-power twist with contact-point velocity ``direction``; returns (twist, (force, force)).
+
+    The two forces are equal unless the center of rotation lands on a support
+    point; then they bound the finger forces compatible with that point's
+    static friction.
+    """
+    base = np.array([*direction, 0.0])
+    line = np.array([c[1], -c[0], 1.0])
+
+    def slope(omega):
+        _, gradient, hessian = support.dissipation(base + omega * line, hessian=True)
+        return gradient @ line, line @ hessian @ line, gradient
+
+    omega, value, gradient = _monotone_root(slope, _ellipsoid_sticking_rotation(support, c, direction),
+                                            tolerance=NEWTON_TOLERANCE * np.linalg.norm(line))
+    twist = base + omega * line
+    if abs(value) <= 1e-9 * np.linalg.norm(line):
+        return twist, (gradient[:2], gradient[:2])
+    if not isinstance(support, PointSupport):
+        raise ConvergenceError(f"sticking minimum not found (moment residual {value:.3g})")
+    return twist, _resting_point_forces(support, twist, c)
+
+
+def _monotone_root(slope, start: float, tolerance: float):
+    """Root of a non-decreasing function by Newton's method safeguarded with bracketing (rtsafe).
+
+    scipy's bracketing solvers do not use the derivative we have in closed
+    form; Newton converges here in a handful of evaluations. If the function
+    jumps over zero (a kink of P), the bracket closes on the jump.
+    Returns (x, f(x), extra) at the last evaluated point.
+    """
+    x = start
+    value, derivative, extra = slope(x)
+    low, high = -np.inf, np.inf
+    best = (x, value, extra)
+    for _ in range(MAX_ITERATIONS * 2):
+        if abs(value) <= tolerance:
+            return x, value, extra
+        if value < 0.0:
+            low = x
+        else:
+            high = x
+        if np.isfinite(low) and np.isfinite(high) and high - low <= 1e-15 * max(1.0, abs(low), abs(high)):
+            return best
+        step = -value / derivative if derivative > 0.0 else np.inf
+        candidate = x + step
+        if not (low < candidate < high) or not np.isfinite(candidate):
+            if np.isfinite(low) and np.isfinite(high):
+                candidate = 0.5 * (low + high)
+            else:
+                candidate = x + np.sign(-value) * max(1.0, 2.0 * abs(x))
+        x = candidate
+        value, derivative, extra = slope(x)
+        if abs(value) < abs(best[1]):
+            best = (x, value, extra)
+    raise ConvergenceError("root of the power's slope not found")
+
+
+def _resting_point_forces(support: PointSupport, twist: np.ndarray, c: np.ndarray):
+    """Sticking about a support point k at rest: its static friction g (|g| <= w_k) and the finger force f = G + g
+    must balance moments about c; the finger forces form a segment, returned as its two ends."""
+    k = int(np.argmin(support.speeds(twist)))
+    gradient = support.gradient_without(twist, k)
+    rest = support.points[k]
+    lever = c - rest
+    distance = np.linalg.norm(lever)
+    if distance <= 1e-12:
+        raise ConvergenceError("the sticking motion rotates about a support point at the contact point")
+    # moments about c: M - perp(c).G - perp(r_k - c).g = 0, i.e. perp(c - r_k).g = M - perp(c).G
+    normal_part = (gradient[2] - perp(c) @ gradient[:2]) / distance
+    half_chord = np.sqrt(max(support.weights[k] ** 2 - normal_part ** 2, 0.0))
+    along = lever / distance
+    middle = gradient[:2] + normal_part * perp(along)
+    return middle - half_chord * along, middle + half_chord * along
+
+
+def _null_basis(wrench: np.ndarray) -> np.ndarray:
+    """Orthonormal basis (3, 2) of the plane orthogonal to ``wrench``."""
+    unit = wrench / np.linalg.norm(wrench)
+    helper = np.eye(3)[int(np.argmin(np.abs(unit)))]
+    first = np.cross(unit, helper)
+    first /= np.linalg.norm(first)
+    return np.column_stack([first, np.cross(unit, first)])
+
+
+def _ellipsoid_guess(support: SupportFriction, wrench: np.ndarray) -> np.ndarray:
+    """Twist of the ellipsoidal limit-surface approximation (the smoothing first guess; local frame at the
+    centroid, unit mu N): xi ~ (f / f_max^2, m / m_max^2) with f_max = 1."""
+    return np.array([wrench[0], wrench[1], wrench[2] / support.pivot_torque ** 2])
+
+
+def _ellipsoid_sticking_rotation(support: SupportFriction, c: np.ndarray, direction: np.ndarray) -> float:
+    """omega of the sticking motion under the ellipsoidal limit surface: the twist (f, (c x f) / m_max^2) must move
+    c with ``direction``, i.e. (I + perp(c) perp(c)^T / m_max^2) f = direction."""
+    lever = perp(c)
+    k2 = support.pivot_torque ** 2
+    force = np.linalg.solve(np.eye(2) + np.outer(lever, lever) / k2, direction)
+    return float(lever @ force / k2)
+
+
+def _twist_for_wrench(support: SupportFriction, wrench: np.ndarray):
+    """The twist whose support wrench dP/dxi is parallel to ``wrench``: minimise P on the plane wrench . xi = 1.
+
+    Damped Newton on the 2-D plane, started from the ellipsoidal limit surface
+    (scipy.optimize.minimize spends more on its set-up than this whole solve,
+    see bench/bench_push.py). P of weighted points is not differentiable where
+    the center of rotation meets a support point; when Newton stalls near
+    such a kink, the interior-point solver of
+    :mod:`~discrete_robot.pushing.power_program` finds the minimum, which Newton
+    then polishes (a slow but moving point) or which rests on a support point
+    whose static friction completes the balance. Returns (twist, dP/dxi).
+    """
+    guess = _ellipsoid_guess(support, wrench)
+    twist, gradient, converged = _newton_on_plane(support, wrench, guess)
+    if converged:
+        return twist, gradient
+    if not isinstance(support, PointSupport):
+        raise ConvergenceError(f"no twist found for the edge wrench {wrench.tolist()}")
+    points = support.points
+    count = len(points)
+    matrices = np.zeros((count, 2, 3))
+    matrices[:, 0, 0] = matrices[:, 1, 1] = 1.0
+    matrices[:, 0, 2] = -points[:, 1]
+    matrices[:, 1, 2] = points[:, 0]
+    program = PowerProgram(linear=np.zeros(3), norm_matrices=matrices, norm_offsets=np.zeros((count, 2)),
+                           norm_weights=support.weights, equality_matrix=wrench[None, :],
+                           equality_values=np.array([1.0]))
+    twist = solve_power_program(program).x
+    polished, gradient, converged = _newton_on_plane(support, wrench, twist)
+    if converged:
+        return polished, gradient
+    return _resting_point_twist(support, wrench, int(np.argmin(support.speeds(twist))))
+
+
+def _newton_on_plane(support: SupportFriction, wrench: np.ndarray, start: np.ndarray):
+    """Damped Newton for min P on wrench . xi = 1 from ``start``; returns (twist, dP/dxi, converged)."""
+    on_plane = wrench / (wrench @ wrench)
+    basis = _null_basis(wrench)
+    z = basis.T @ (start / (wrench @ start) - on_plane)
+    power, gradient, hessian = support.dissipation(on_plane + basis @ z, hessian=True)
+    short_steps = 0
+    for _ in range(MAX_ITERATIONS):
+        reduced = basis.T @ gradient
+        if np.linalg.norm(reduced) <= NEWTON_TOLERANCE * np.linalg.norm(gradient):
+            return on_plane + basis @ z, gradient, True
+        curvature = basis.T @ hessian @ basis
+        curvature += 1e-14 * np.trace(curvature) * np.eye(2)
+        step = -np.linalg.solve(curvature, reduced)
+        decrease = reduced @ step
+        # below rounding of P the Armijo test cannot tell; the gradient still can, so take the Newton step
+        resolvable = -decrease > 1e-11 * power
+        length = 1.0
+        while True:
+            trial = z + length * step
+            result = support.dissipation(on_plane + basis @ trial, hessian=True)
+            if not resolvable or result[0] <= power + 1e-4 * length * decrease or length < 1e-12:
+                break
+            length *= 0.5
+        # repeated short steps: the iterates are sliding into a kink of P (a support point at rest)
+        short_steps = short_steps + 1 if length < 1e-3 else 0
+        if length < 1e-12 or short_steps >= 3:
+            break
+        z = trial
+        power, gradient, hessian = result
+    converged = np.linalg.norm(basis.T @ gradient) <= ACCEPT_TOLERANCE * np.linalg.norm(gradient)
+    return on_plane + basis @ z, gradient, converged
+
+
+def _resting_point_twist(support: PointSupport, wrench: np.ndarray, k: int):
+    """Rotation about support point k at rest, whose static friction g (|g| <= w_k) completes the balance
+    G_without_k + [g; perp(r_k) . g] = lambda wrench with lambda > 0; returns (twist, lambda wrench)."""
+    rest = support.points[k]
+    rotation = np.array([rest[1], -rest[0], 1.0])
+    twist = rotation / (wrench @ rotation)
+    gradient = support.gradient_without(twist, k)
+    lever = perp(rest)
+    system = np.array([[1.0, 0.0, -wrench[0]], [0.0, 1.0, -wrench[1]], [lever[0], lever[1], -wrench[2]]])
+    # singular when the wrench's line passes through r_k; least squares then picks one balance, checked below
+    (g_x, g_y, multiplier), *_ = np.linalg.lstsq(system, -gradient, rcond=None)
+    balanced = np.linalg.norm(system @ [g_x, g_y, multiplier] + gradient) <= 1e-9 * np.linalg.norm(gradient)
+    if balanced and multiplier > 0.0 and np.hypot(g_x, g_y) <= support.weights[k] * (1.0 + 1e-9):
+        return twist, multiplier * wrench
+    raise ConvergenceError(f"no twist found for the edge wrench {wrench.tolist()} at a support-point kink")

@@ -1,0 +1,390 @@
+"""Planar push prediction against independent physics.
+
+- Newton's quasistatic balance: the finger wrench plus the table's friction load
+  is zero, with the friction load computed here independently of the solver:
+  an iterated integral over the footprint (exact line integrals along vertical
+  chords, adaptive Gauss-Kronrod across them), not the solver's closed forms.
+- The friction-cone conditions and kinematics of each contact mode.
+- Energy: the finger's power = support dissipation + contact sliding dissipation.
+- Symmetry (centre pushes translate) and Mason's voting rule for the sense of rotation.
+"""
+
+import logging
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, assume, event, given, settings
+from hypothesis import strategies as st
+from scipy.integrate import quad_vec
+from scipy.spatial import ConvexHull
+
+from discrete_robot.errors import InputError
+from discrete_robot.pushing.object_model import PressureModel, make_pushed_object
+from discrete_robot.pushing.polygon import contains
+from discrete_robot.pushing.prediction import ContactMode, predict_push
+
+PROPERTY = settings(max_examples=200, deadline=None, derandomize=True,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+
+
+def moment(r, f):
+    return r[0] * f[1] - r[1] * f[0]
+
+
+def shoelace(vertices):
+    x, y = vertices[:, 0], vertices[:, 1]
+    xn, yn = np.roll(x, -1), np.roll(y, -1)
+    cross = x * yn - xn * y
+    area = 0.5 * cross.sum()
+    return area, np.array([((x + xn) * cross).sum(), ((y + yn) * cross).sum()]) / (6.0 * area)
+
+
+def chords(vertices, x):
+    """The intervals [low, high] of the vertical line at x inside the polygon (even-odd)."""
+    a, b = vertices, np.roll(vertices, -1, axis=0)
+    crossing = (a[:, 0] <= x) != (b[:, 0] <= x)
+    s = (x - a[crossing, 0]) / (b[crossing, 0] - a[crossing, 0])
+    ys = np.sort(a[crossing, 1] + s * (b[crossing, 1] - a[crossing, 1]))
+    return ys[0::2], ys[1::2]
+
+
+def table_friction_load(vertices, twist, friction_load):
+    """-(mu N / A) int [v_hat; r x v_hat] dA over the polygon, by iterated integration.
+
+    Along a vertical chord at x, with the rotation center p, a = x - p_x,
+    b = y - p_y, rho = |r - p| and v_hat = sign(w) (-b, a) / rho, the y
+    integrals are elementary: int b/rho db = rho, int db/rho = asinh(b/|a|),
+    int b^2/rho db = (b rho - a^2 asinh(b/|a|)) / 2. The x integral is adaptive
+    (scipy quad_vec) between the vertices' abscissae and p_x.
+    """
+    area, _ = shoelace(vertices)
+    v, w = np.asarray(twist[:2], dtype=float), float(twist[2])
+    if w == 0.0:
+        u = v / np.linalg.norm(v)
+
+        def inner(x):
+            low, high = chords(vertices, x)
+            length, half_squares = np.sum(high - low), np.sum(high ** 2 - low ** 2) / 2
+            return np.array([u[0] * length, u[1] * length, x * u[1] * length - u[0] * half_squares])
+
+        breaks = vertices[:, 0]
+    else:
+        px, py, sign = -v[1] / w, v[0] / w, np.sign(w)
+
+        def inner(x):
+            low, high = chords(vertices, x)
+            a = x - px
+
+            def primitive(y):
+                b = y - py
+                rho = np.hypot(a, b)
+                asinh = np.arcsinh(b / abs(a)) if a != 0.0 else np.zeros_like(b)
+                return np.array([-rho, a * asinh, x * a * asinh + (b * rho - a * a * asinh) / 2 + py * rho])
+
+            return sign * np.sum(primitive(high) - primitive(low), axis=1)
+
+        breaks = np.append(vertices[:, 0], px)
+    low, high = vertices[:, 0].min(), vertices[:, 0].max()
+    knots = np.concatenate([[low], np.unique(breaks[(breaks > low) & (breaks < high)]), [high]])
+    total = sum(quad_vec(inner, x0, x1, epsabs=1e-13, epsrel=1e-12, limit=400)[0]
+                for x0, x1 in zip(knots[:-1], knots[1:], strict=True))
+    return -friction_load * total / area
+
+
+@st.composite
+def polygons(draw):
+    """Star-shaped polygons (mostly non-convex) and convex hulls of random points, 3-12 vertices, ~0.05-0.5 m."""
+    size = draw(st.floats(0.05, 0.5))
+    centre = np.array([draw(st.floats(-1.0, 1.0)), draw(st.floats(-1.0, 1.0))])
+    count = draw(st.integers(3, 12))
+    if draw(st.booleans()):
+        gaps = np.array(draw(st.lists(st.floats(0.2, 1.0), min_size=count, max_size=count)))
+        angles = np.cumsum(gaps / gaps.sum() * 2 * np.pi)
+        assume(np.max(gaps / gaps.sum() * 2 * np.pi) < 0.9 * np.pi)
+        radii = np.array(draw(st.lists(st.floats(0.25, 1.0), min_size=count, max_size=count)))
+        vertices = np.column_stack([radii * np.cos(angles), radii * np.sin(angles)])
+    else:
+        cloud = np.array(draw(st.lists(st.tuples(st.floats(-1, 1), st.floats(-1, 1)), min_size=count + 3,
+                                       max_size=count + 3)))
+        assume(np.linalg.matrix_rank(cloud - cloud.mean(axis=0), tol=1e-3) == 2)
+        hull = ConvexHull(cloud)
+        vertices = cloud[hull.vertices]
+        assume(len(vertices) >= 3 and hull.volume > 0.05)
+    return centre + size * vertices
+
+
+@st.composite
+def pushes(draw):
+    """A polygon, a contact inside an edge, an approaching velocity and a contact friction coefficient."""
+    vertices = draw(polygons())
+    k = len(vertices)
+    edge = draw(st.integers(0, k - 1))
+    start, end = vertices[edge], vertices[(edge + 1) % k]
+    contact = start + draw(st.floats(0.02, 0.98)) * (end - start)
+    tangent = (end - start) / np.linalg.norm(end - start)
+    inward = np.array([-tangent[1], tangent[0]])
+    angle = draw(st.floats(-1.5, 1.5))
+    speed = draw(st.floats(0.01, 2.0))
+    velocity = speed * (np.cos(angle) * inward + np.sin(angle) * tangent)
+    return vertices, contact, velocity, draw(st.floats(0.0, 1.5))
+
+
+def check_mode_conditions(prediction, mu):
+    """The friction cone and contact kinematics that define each mode."""
+    n, t = prediction.contact.normal, np.array([-prediction.contact.normal[1], prediction.contact.normal[0]])
+    f = prediction.contact_force
+    c = prediction.contact.point
+    v, w = prediction.twist[:2], prediction.twist[2]
+    u = v + w * np.array([-c[1], c[0]])  # object's contact-point velocity
+    vp = prediction.pusher_velocity
+    scale = np.linalg.norm(vp)
+    fn, ft = f @ n, f @ t
+    slip = (vp - u) @ t
+    event(prediction.mode.value)
+    if prediction.mode is ContactMode.SEPARATING:
+        assert vp @ n <= 1e-12 * scale and not np.any(f) and not np.any(prediction.twist)
+        return
+    assert fn > 0.0
+    assert abs((u - vp) @ n) <= 1e-9 * scale, "the finger must neither penetrate nor leave"
+    if prediction.mode is ContactMode.STICKING:
+        assert abs(ft) <= mu * fn * (1 + 1e-9) + 1e-12 * np.linalg.norm(f)
+        assert np.linalg.norm(u - vp) <= 1e-9 * scale
+    else:
+        side = 1.0 if prediction.mode is ContactMode.SLIDING_LEFT else -1.0
+        assert ft == pytest.approx(side * mu * fn, rel=1e-9, abs=1e-12 * np.linalg.norm(f))
+        assert side * slip >= -1e-9 * scale, "the finger slides toward the side its friction drags the object"
+    # the finger's power feeds the table friction and the contact sliding
+    assert prediction.power == pytest.approx(prediction.support_power + mu * fn * abs(slip), rel=1e-9, abs=1e-15)
+    assert prediction.power >= 0.0
+
+
+@PROPERTY
+@given(pushes(), st.floats(0.1, 1.0), st.floats(0.5, 20.0))
+def test_push_balance_against_independent_friction_integral(push, support_friction, weight):
+    vertices, contact, velocity, mu = push
+    obj = make_pushed_object(vertices, support_friction, weight)
+    prediction = predict_push(obj, contact, velocity, mu)
+    check_mode_conditions(prediction, mu)
+    assume(prediction.mode is not ContactMode.SEPARATING)
+    f = prediction.contact_force
+    finger = np.array([*f, moment(contact, f)])
+    table = table_friction_load(vertices, prediction.twist, support_friction * weight)
+    assert np.linalg.norm(finger + table) <= 1e-6 * np.linalg.norm(finger)
+
+
+@PROPERTY
+@given(pushes(), st.integers(2, 40), st.randoms(use_true_random=False))
+def test_push_balance_with_weighted_support_points(push, count, random):
+    """Given support points: the balance against a direct sum of Coulomb forces; a point the motion leaves at
+    rest may exert any static friction up to its share of mu N, which must then explain the remainder."""
+    vertices, contact, velocity, mu = push
+    area, centroid = shoelace(vertices)
+    points = centroid + 0.3 * (np.array([[random.uniform(-1, 1), random.uniform(-1, 1)] for _ in range(count)])
+                               * np.sqrt(area))
+    points = points[contains(vertices, points)]
+    assume(len(points) >= 2 and len(np.unique(points, axis=0)) == len(points))
+    weights = np.array([random.uniform(0.1, 1.0) for _ in points])
+    obj = make_pushed_object(vertices, 0.5, 3.0, support_points=points, support_weights=weights)
+    prediction = predict_push(obj, contact, velocity, mu)
+    check_mode_conditions(prediction, mu)
+    assume(prediction.mode is not ContactMode.SEPARATING)
+    capacity = 0.5 * 3.0 * weights / weights.sum()
+    v, w = prediction.twist[:2], prediction.twist[2]
+    f = prediction.contact_force
+    residual = np.array([*f, moment(contact, f)])
+    speeds = []
+    for point, limit in zip(points, capacity, strict=True):
+        point_velocity = v + w * np.array([-point[1], point[0]])
+        speed = np.linalg.norm(point_velocity)
+        speeds.append(speed)
+        if speed > 1e-9 * np.linalg.norm(velocity):
+            friction = -limit * point_velocity / speed
+            residual += np.array([*friction, moment(point, friction)])
+    resting = int(np.argmin(speeds))
+    event("rotation about a support point" if speeds[resting] <= 1e-9 * np.linalg.norm(velocity) else "smooth")
+    if speeds[resting] > 1e-9 * np.linalg.norm(velocity):
+        assert np.linalg.norm(residual) <= 1e-6 * np.linalg.norm(f)
+    else:  # the remainder is a force through the resting point within its friction disk
+        force = residual[:2]
+        assert abs(residual[2] - moment(points[resting], force)) <= 1e-6 * np.linalg.norm(f) * (1 + np.abs(
+            points[resting]).max())
+        assert np.linalg.norm(force) <= capacity[resting] * (1 + 1e-6)
+
+
+def mason_votes(contact, normal, velocity, mu, centre_of_friction):
+    """Mason's voting rule: each of the friction cone's two edges and the pushing direction, as lines through
+    the contact, votes with the sign of its moment about the centre of friction; the majority gives the sense."""
+    tangent = np.array([-normal[1], normal[0]])
+    lever = contact - centre_of_friction
+    votes = [moment(lever, normal + mu * tangent), moment(lever, normal - mu * tangent),
+             moment(lever, velocity / np.linalg.norm(velocity))]
+    return votes
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.filter_too_much])
+@given(pushes())
+def test_push_rotation_sense_follows_mason_voting_rule(push):
+    vertices, contact, velocity, mu = push
+    obj = make_pushed_object(vertices, 0.5, 1.0)
+    prediction = predict_push(obj, contact, velocity, mu)
+    assume(prediction.mode is not ContactMode.SEPARATING and not prediction.is_translation)
+    _, centre_of_friction = shoelace(vertices)
+    size = np.ptp(vertices, axis=0).max()
+    votes = mason_votes(contact, prediction.contact.normal, velocity, mu, centre_of_friction)
+    assume(min(abs(vote) for vote in votes) > 1e-3 * size)
+    majority = np.sign(sum(np.sign(votes)))
+    assert np.sign(prediction.twist[2]) == majority
+
+
+def regular_polygon(count, radius, centre=(0.0, 0.0)):
+    angles = 2 * np.pi * np.arange(count) / count
+    return np.column_stack([radius * np.cos(angles), radius * np.sin(angles)]) + np.asarray(centre)
+
+
+SYMMETRIC = {
+    "square": np.array([[-0.05, -0.05], [0.05, -0.05], [0.05, 0.05], [-0.05, 0.05]]),
+    "rectangle_off_origin": np.array([[0.3, 0.1], [0.5, 0.1], [0.5, 0.16], [0.3, 0.16]]),
+    "hexagon": regular_polygon(6, 0.08),
+    # non-convex, symmetric about the x axis: a notched arrow pushed at its tail
+    "arrow": np.array([[-0.1, -0.02], [0.02, -0.02], [0.02, -0.06], [0.1, 0.0], [0.02, 0.06], [0.02, 0.02],
+                       [-0.1, 0.02]]),
+}
+
+
+@pytest.mark.parametrize("name", SYMMETRIC)
+@pytest.mark.parametrize("grid_points", [0, 400])
+@pytest.mark.parametrize("contact_friction", [0.0, 0.4])
+def test_push_through_the_centre_of_a_symmetric_object_translates(name, grid_points, contact_friction):
+    vertices = SYMMETRIC[name]
+    area, centroid = shoelace(vertices)
+    # the edge midpoint whose inward normal passes through the centroid (the leftmost edge here)
+    k = len(vertices)
+    mids = [(vertices[i] + vertices[(i + 1) % k]) / 2 for i in range(k)]
+    i = int(np.argmin([m[0] for m in mids]))
+    contact = mids[i]
+    direction = centroid - contact
+    obj = make_pushed_object(vertices, 0.6, 2.0, grid_points=grid_points)
+    prediction = predict_push(obj, contact, 0.1 * direction / np.linalg.norm(direction), contact_friction)
+    assert prediction.mode is ContactMode.STICKING
+    assert prediction.is_translation
+    assert abs(prediction.twist[2]) * np.sqrt(area) <= 1e-9 * 0.1
+    np.testing.assert_allclose(prediction.twist[:2], 0.1 * direction / np.linalg.norm(direction), atol=1e-12)
+    # a translating object needs mu N along the motion, whatever the pressure model
+    np.testing.assert_allclose(prediction.contact_force, 0.6 * 2.0 * direction / np.linalg.norm(direction),
+                               rtol=1e-9, atol=1e-12)
+
+
+def test_push_grid_pressure_converges_to_the_exact_uniform_model():
+    vertices = SYMMETRIC["arrow"]
+    exact = make_pushed_object(vertices, 0.5, 1.0)
+    contact, velocity = np.array([0.02, -0.04]), np.array([0.05, 0.08])
+    reference = predict_push(exact, contact, velocity, 0.3)
+    errors = []
+    for count in (100, 400, 1600):
+        grid = make_pushed_object(vertices, 0.5, 1.0, grid_points=count)
+        assert grid.pressure_model is PressureModel.UNIFORM_GRID
+        errors.append(np.linalg.norm(predict_push(grid, contact, velocity, 0.3).twist - reference.twist))
+    assert errors[2] < errors[0] and errors[2] < 0.02 * np.linalg.norm(reference.twist)
+
+
+def test_push_prediction_is_independent_of_where_the_object_frame_is():
+    """Moving and rotating the object frame moves and rotates the answer, nothing else."""
+    vertices = SYMMETRIC["arrow"]
+    contact, velocity = np.array([0.02, -0.04]), np.array([0.05, 0.08])
+    base = predict_push(make_pushed_object(vertices, 0.5, 1.0), contact, velocity, 0.3)
+    angle, shift = 0.7, np.array([1.5, -2.0])
+    rotation = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
+    moved = predict_push(make_pushed_object(vertices @ rotation.T + shift, 0.5, 1.0), rotation @ contact + shift,
+                         rotation @ velocity, 0.3)
+    assert moved.mode is base.mode
+    assert moved.twist[2] == pytest.approx(base.twist[2], rel=1e-9)
+    np.testing.assert_allclose(moved.contact_force, rotation @ base.contact_force, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(moved.center_of_rotation, rotation @ base.center_of_rotation + shift, rtol=1e-9)
+    # the velocity of a material point is the rotated one
+    point = np.array([0.05, 0.01])
+    base_velocity = base.twist[:2] + base.twist[2] * np.array([-point[1], point[0]])
+    moved_point = rotation @ point + shift
+    moved_velocity = moved.twist[:2] + moved.twist[2] * np.array([-moved_point[1], moved_point[0]])
+    np.testing.assert_allclose(moved_velocity, rotation @ base_velocity, rtol=1e-9, atol=1e-12)
+
+
+def test_push_clockwise_footprint_is_reversed_with_a_warning(caplog):
+    vertices = SYMMETRIC["arrow"]
+    with caplog.at_level(logging.WARNING):
+        reversed_obj = make_pushed_object(vertices[::-1], 0.5, 1.0)
+    assert "clockwise" in caplog.text
+    contact, velocity = np.array([0.02, -0.04]), np.array([0.05, 0.08])
+    a = predict_push(make_pushed_object(vertices, 0.5, 1.0), contact, velocity, 0.3)
+    b = predict_push(reversed_obj, contact, velocity, 0.3)
+    np.testing.assert_allclose(a.twist, b.twist, rtol=1e-12)
+
+
+def test_push_away_from_the_object_separates():
+    obj = make_pushed_object(SYMMETRIC["square"], 0.5, 1.0)
+    prediction = predict_push(obj, (-0.05, 0.0), (-0.1, 0.02), 0.3)
+    assert prediction.mode is ContactMode.SEPARATING
+    assert prediction.power == 0.0 and not np.any(prediction.twist)
+    assert np.all(np.isnan(prediction.center_of_rotation))
+
+
+def test_push_translation_reports_a_far_center_of_rotation_perpendicular_to_the_motion():
+    obj = make_pushed_object(SYMMETRIC["square"], 0.5, 1.0)
+    prediction = predict_push(obj, (-0.05, 0.0), (0.1, 0.0), 0.3)
+    assert prediction.is_translation
+    # 1e6 footprint radii away, on the +perp(v) side: (0, +d)
+    radius = np.hypot(0.05, 0.05)
+    np.testing.assert_allclose(prediction.center_of_rotation, [0.0, 1e6 * radius], rtol=1e-12)
+
+
+BOW_TIE = [[0, 0], [1, 1], [1, 0], [0, 1]]
+SQUARE = SYMMETRIC["square"].tolist()
+
+
+@pytest.mark.parametrize("footprint, match", [
+    ([], "empty"),
+    ([[0, 0], [1, 0]], "at least 3"),
+    (BOW_TIE, "self-intersecting"),
+    ([[0, 0], [1, 0], [float("nan"), 1]], "finite"),
+    ([[0, 0], [1, 0], [2, 0]], "zero area"),
+    ([[0, 0], [1, 0], [1, 0], [0, 1]], "coincide"),
+])
+def test_push_bad_footprint_is_rejected_with_a_clear_message(footprint, match):
+    with pytest.raises(InputError, match=match):
+        make_pushed_object(footprint, 0.5, 1.0)
+
+
+@pytest.mark.parametrize("fields, match", [
+    ({"support_friction": -0.1}, "support_friction"),
+    ({"support_friction": 0.0}, "support_friction"),
+    ({"normal_force": float("nan")}, "normal_force"),
+    ({"support_points": [[0.0, 0.0], [0.2, 0.0]], "support_weights": [1.0, 1.0]}, "outside the footprint"),
+    ({"support_points": [[0.0, 0.0], [0.01, 0.0]], "support_weights": [1.0]}, "one weight per support point"),
+    ({"support_points": [[0.0, 0.0], [0.01, 0.0]], "support_weights": [1.0, -1.0]}, "support_weights"),
+    ({"support_points": [[0.0, 0.0]], "support_weights": [1.0]}, "at least 2 distinct"),
+])
+def test_push_bad_object_fields_are_rejected(fields, match):
+    arguments = {"footprint": SQUARE, "support_friction": 0.5, "normal_force": 1.0, **fields}
+    with pytest.raises(InputError, match=match):
+        make_pushed_object(**arguments)
+
+
+@pytest.mark.parametrize("contact, velocity, mu, radius, match", [
+    ((-0.04, 0.0), (0.1, 0.0), 0.3, 0.0, "off the footprint outline"),
+    ((-0.05, 0.0), (0.0, 0.0), 0.3, 0.0, "zero"),
+    ((-0.05, 0.0), (float("nan"), 0.0), 0.3, 0.0, "pusher_velocity must be finite"),
+    ((-0.05, float("inf")), (0.1, 0.0), 0.3, 0.0, "contact_point must be finite"),
+    ((-0.05, 0.0), (0.1, 0.0), -0.3, 0.0, "contact_friction"),
+    ((-0.05, 0.0), (0.1, 0.0), 0.3, -0.01, "pusher_radius"),
+])
+def test_push_bad_prediction_input_is_rejected(contact, velocity, mu, radius, match):
+    obj = make_pushed_object(SQUARE, 0.5, 1.0)
+    with pytest.raises(InputError, match=match):
+        predict_push(obj, contact, velocity, mu, pusher_radius=radius)
+
+
+def test_push_round_finger_that_would_overlap_a_notch_is_rejected():
+    notched = [[0, 0], [0.1, 0], [0.1, 0.1], [0.06, 0.1], [0.06, 0.05], [0.04, 0.05], [0.04, 0.1], [0, 0.1]]
+    obj = make_pushed_object(notched, 0.5, 1.0)
+    predict_push(obj, (0.05, 0.05), (0.0, -0.1), 0.3, pusher_radius=0.009)
+    with pytest.raises(InputError, match="overlap"):
+        predict_push(obj, (0.05, 0.05), (0.0, -0.1), 0.3, pusher_radius=0.015)
