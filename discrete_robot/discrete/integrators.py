@@ -1,0 +1,115 @@
+"""One interface over the integrators a simulation can choose: ``make_stepper(kind, system).step(q, q̇, τ, h)``.
+
+* ``DISCRETE``: the discrete dynamic robot model (:mod:`.dynamic_model`), energy- and
+  momentum-conserving for any h.
+* ``VARIATIONAL``: the midpoint variational integrator (:mod:`discrete_robot.variational.midpoint`),
+  symplectic, in position–momentum form; velocities are converted through p = M(q) q̇.
+* ``RK45``: scipy's adaptive Dormand–Prince 4(5) over each step with tight tolerances
+  (rtol 1e-10, atol 1e-12), the conventional reference for comparison.
+
+The generalised force τ (N m or N) is held constant over each step in all three.
+"""
+
+import enum
+from typing import Protocol
+
+import numpy as np
+from scipy.integrate import solve_ivp
+from scipy.linalg import cho_factor, cho_solve
+
+from discrete_robot.discrete.dynamic_model import DiscreteDynamicModel
+from discrete_robot.discrete.partial_difference import PathOperator
+from discrete_robot.errors import ConvergenceError, InputError
+from discrete_robot.model.lagrangian import LagrangianSystem
+from discrete_robot.variational.midpoint import MidpointVariationalIntegrator
+
+RK45_RTOL = 1e-10
+RK45_ATOL = 1e-12
+
+
+class IntegratorKind(enum.Enum):
+    DISCRETE = "discrete"
+    VARIATIONAL = "variational"
+    RK45 = "rk45"
+
+
+class Stepper(Protocol):
+    """Advances (q, q̇) by h seconds under the generalised force τ held over the step."""
+
+    def step(self, q: np.ndarray, qd: np.ndarray, tau: np.ndarray, h: float) -> tuple[np.ndarray, np.ndarray]:
+        ...
+
+
+def accelerations(system: LagrangianSystem, q: np.ndarray, qd: np.ndarray, tau: np.ndarray) -> np.ndarray:
+    """q̈ = M⁻¹ (τ − C q̇ − ∂V/∂q), with the system's own forward dynamics when it has them.
+
+    Otherwise from the protocol: C q̇ = (Σ_k ∂M/∂q_k q̇_k) q̇ − ½ [q̇ᵀ ∂M/∂q_k q̇]_k.
+    """
+    forward = getattr(system, "forward_dynamics", None)
+    if forward is not None:
+        return forward(q, qd, tau)
+    dM = system.mass_matrix_derivatives(q)
+    coriolis = np.einsum("kij,k,j->i", dM, qd, qd) - 0.5 * np.einsum("kij,i,j->k", dM, qd, qd)
+    return cho_solve(cho_factor(system.mass_matrix(q)), tau - coriolis - system.potential_gradient(q))
+
+
+class DiscreteStepper:
+    """The discrete dynamic robot model, one implicit step per call."""
+
+    def __init__(self, system: LagrangianSystem, operator: PathOperator = PathOperator.SYMMETRIC):
+        self.model = DiscreteDynamicModel(system, operator)
+
+    def step(self, q, qd, tau, h):
+        result = self.model.step(q, qd, tau, h)
+        return result.q, result.qd
+
+
+class VariationalStepper:
+    """The midpoint variational integrator; p = M(q) q̇ in, q̇ = M(q)⁻¹ p out."""
+
+    def __init__(self, system: LagrangianSystem):
+        self.system = system
+        self.integrator = MidpointVariationalIntegrator(system)
+
+    def step(self, q, qd, tau, h):
+        q = np.asarray(q, dtype=float)
+        p = self.system.mass_matrix(q) @ np.asarray(qd, dtype=float)
+        q1, p1 = self.integrator.step(q, p, h, force=tau)
+        return q1, cho_solve(cho_factor(self.system.mass_matrix(q1)), p1)
+
+
+class RK45Stepper:
+    """scipy's RK45 (Dormand–Prince) over [0, h] on the first-order form y = (q, q̇)."""
+
+    def __init__(self, system: LagrangianSystem, rtol: float = RK45_RTOL, atol: float = RK45_ATOL):
+        self.system, self.rtol, self.atol = system, rtol, atol
+
+    def step(self, q, qd, tau, h):
+        n = self.system.dof
+        q, qd, tau = (np.asarray(v, dtype=float) for v in (q, qd, tau))
+        for name, value in (("q", q), ("qd", qd), ("tau", tau)):
+            if value.shape != (n,) or not np.all(np.isfinite(value)):
+                raise InputError(f"{name}: expected {n} finite values, got {value}")
+        if not (np.isfinite(h) and h > 0.0):
+            raise InputError(f"time step must be a positive finite number of seconds, got {h}")
+
+        def rhs(t, y):
+            return np.concatenate([y[n:], accelerations(self.system, y[:n], y[n:], tau)])
+
+        solution = solve_ivp(rhs, (0.0, h), np.concatenate([q, qd]), method="RK45", rtol=self.rtol, atol=self.atol)
+        if not solution.success:
+            raise ConvergenceError(f"RK45 step failed: {solution.message}")
+        return solution.y[:n, -1], solution.y[n:, -1]
+
+
+def make_stepper(kind, system: LagrangianSystem) -> Stepper:
+    """The stepper of ``kind`` (an IntegratorKind or its value) for ``system``."""
+    try:
+        kind = IntegratorKind(kind)
+    except ValueError:
+        raise InputError(f"integrator must be one of {[k.value for k in IntegratorKind]}, got {kind!r}") from None
+    if kind is IntegratorKind.DISCRETE:
+        return DiscreteStepper(system)
+    if kind is IntegratorKind.VARIATIONAL:
+        return VariationalStepper(system)
+    return RK45Stepper(system)

@@ -1,0 +1,64 @@
+"""The integrator choice: the three steppers solve the same equations, each with its own energy behaviour."""
+
+import numpy as np
+import pytest
+
+from discrete_robot.discrete.integrators import IntegratorKind, accelerations, make_stepper
+from discrete_robot.errors import InputError
+from discrete_robot.model.description import load_model, package_config_path
+from discrete_robot.model.dynamics import RigidBodySystem
+
+
+@pytest.fixture(scope="module")
+def system():
+    return RigidBodySystem(load_model(package_config_path("planar_2link.yaml")))
+
+
+def _run(stepper, system, q, qd, tau, h, steps):
+    energies = [system.total_energy(q, qd)]
+    for _ in range(steps):
+        q, qd = stepper.step(q, qd, tau, h)
+        energies.append(system.total_energy(q, qd))
+    return q, qd, np.array(energies)
+
+
+def test_all_integrators_agree_on_a_short_forced_motion(system):
+    q0, qd0, tau = np.array([0.3, -0.2]), np.array([0.5, 0.1]), np.array([2.0, -1.0])
+    finals = {kind: _run(make_stepper(kind, system), system, q0, qd0, tau, 0.005, 100)[:2] for kind in IntegratorKind}
+    reference = np.concatenate(finals[IntegratorKind.RK45])
+    for kind in (IntegratorKind.DISCRETE, IntegratorKind.VARIATIONAL):
+        # both are second-order: at h = 5 ms over 0.5 s their errors are O(1e-4)
+        np.testing.assert_allclose(np.concatenate(finals[kind]), reference, atol=2e-3)
+
+
+def test_energy_behaviour_of_each_integrator(system):
+    q0, qd0, zero = np.array([0.3, 0.5]), np.zeros(2), np.zeros(2)
+    drift = {}
+    for kind in IntegratorKind:
+        _, _, energy = _run(make_stepper(kind.value, system), system, q0, qd0, zero, 0.02, 100)
+        drift[kind] = np.max(np.abs(energy - energy[0])) / abs(energy[0])
+    assert drift[IntegratorKind.DISCRETE] < 1e-13             # conserved to round-off
+    assert 1e-9 < drift[IntegratorKind.VARIATIONAL] < 0.05    # symplectic: a bounded O(h²) oscillation
+    assert drift[IntegratorKind.RK45] < 1e-6                  # tight tolerances, slow leak
+
+
+def test_protocol_accelerations_match_the_robot_forward_dynamics(system):
+    class ProtocolOnly:
+        dof = 2
+        mass_matrix = staticmethod(system.mass_matrix)
+        mass_matrix_derivatives = staticmethod(system.mass_matrix_derivatives)
+        potential = staticmethod(system.potential)
+        potential_gradient = staticmethod(system.potential_gradient)
+
+    q, qd, tau = np.array([0.4, -1.1]), np.array([1.5, -0.7]), np.array([0.3, 2.0])
+    np.testing.assert_allclose(accelerations(ProtocolOnly(), q, qd, tau), system.forward_dynamics(q, qd, tau),
+                               atol=1e-12)
+
+
+def test_unknown_integrator_and_bad_input_are_refused(system):
+    with pytest.raises(InputError, match="integrator must be one of"):
+        make_stepper("euler", system)
+    with pytest.raises(InputError, match="finite"):
+        make_stepper(IntegratorKind.RK45, system).step([0.0, np.nan], [0.0, 0.0], [0.0, 0.0], 0.01)
+    with pytest.raises(InputError):
+        make_stepper(IntegratorKind.DISCRETE, system).step([0.0, 0.0], [0.0, 0.0], [0.0], 0.01)
