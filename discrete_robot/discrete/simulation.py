@@ -1,0 +1,75 @@
+"""A robot simulated at a fixed time step, advanced by arbitrary durations (a live simulator's clock ticks).
+
+``advance(duration, torques)`` runs the whole steps of length h that fit, carrying the
+remainder to the next call, so the integration step stays exactly h however the ticks
+fall. The torque function is evaluated at the start of each step and held over it.
+A step whose implicit solve does not converge is retried as 2, then 4 sub-steps (the
+discrete model conserves energy on each); if that fails too, ConvergenceError is raised
+and the state is left as it was before the step.
+"""
+
+import logging
+from collections.abc import Callable
+
+import numpy as np
+
+from discrete_robot.discrete.integrators import IntegratorKind, make_stepper
+from discrete_robot.errors import ConvergenceError, InputError
+from discrete_robot.model.lagrangian import LagrangianSystem, total_energy
+
+LOGGER = logging.getLogger(__name__)
+SUBSTEP_HALVINGS = 2
+
+TorqueFunction = Callable[[float, np.ndarray, np.ndarray], np.ndarray]
+
+
+class FixedStepSimulation:
+    """State (q, q̇) at simulated time ``time`` (s), stepped by ``time_step`` with the chosen integrator."""
+
+    def __init__(self, system: LagrangianSystem, kind: IntegratorKind | str, time_step: float, q0, qd0):
+        if not (np.isfinite(time_step) and time_step > 0.0):
+            raise InputError(f"time_step must be a positive number of seconds, got {time_step}")
+        n = system.dof
+        self.q, self.qd = (np.asarray(v, dtype=float) for v in (q0, qd0))
+        for name, value in (("initial positions", self.q), ("initial velocities", self.qd)):
+            if value.shape != (n,) or not np.all(np.isfinite(value)):
+                raise InputError(f"{name}: expected {n} finite values, got {value.tolist()}")
+        self.system = system
+        self.kind = IntegratorKind(kind)
+        self.stepper = make_stepper(self.kind, system)
+        self.time_step = float(time_step)
+        self.time = 0.0
+        self.tau = np.zeros(n)
+        self._carried = 0.0
+
+    def energy(self) -> float:
+        """T + V of the current state, J."""
+        return total_energy(self.system, self.q, self.qd)
+
+    def advance(self, duration: float, torques: TorqueFunction) -> int:
+        """Advance by the whole steps that fit into ``duration`` plus the carried remainder; returns their number."""
+        self._carried += duration
+        steps = int(np.floor(self._carried / self.time_step + 1e-9))
+        for _ in range(steps):
+            tau = np.asarray(torques(self.time, self.q, self.qd), dtype=float)
+            self.q, self.qd = self._step(self.q, self.qd, tau)
+            self.tau = tau
+            self.time += self.time_step
+            self._carried -= self.time_step
+        return steps
+
+    def _step(self, q, qd, tau):
+        error = None
+        for halvings in range(SUBSTEP_HALVINGS + 1):
+            count = 2 ** halvings
+            try:
+                q1, qd1 = q, qd
+                for _ in range(count):
+                    q1, qd1 = self.stepper.step(q1, qd1, tau, self.time_step / count)
+                if halvings:
+                    LOGGER.info("step at t = %.3f s needed %d sub-steps", self.time, count)
+                return q1, qd1
+            except ConvergenceError as failure:
+                error = failure
+        raise ConvergenceError(f"step at t = {self.time:.3f} s failed even as {2 ** SUBSTEP_HALVINGS} sub-steps: "
+                               f"{error}")

@@ -1,0 +1,112 @@
+"""Joint-trajectory tracking for a simulated robot: the reference, and feedforward inverse dynamics plus PD.
+
+A trajectory (joint names in any order, knot times, positions and optionally velocities)
+becomes a C² reference in the model's joint order: a cubic Hermite spline through the
+knots when every knot has velocities, otherwise a cubic spline with zero velocity at both
+ends. When the first knot is later than t = 0, the current state is prepended as the knot at
+0, so the robot moves off from where it is (as ROS trajectory controllers do). After the
+last knot the reference holds its last position at rest.
+
+The control law is computed torque: the desired acceleration corrected by PD,
+
+    τ = ID(q, q̇, q̈_d + k_d (q̇_d − q̇) + k_p (q_d − q)),
+
+i.e. feedforward inverse dynamics of the reference plus a PD term that acts through the
+same inverse dynamics, so k_p (1/s²) and k_d (1/s) give every joint the error dynamics
+ë + k_d ė + k_p e = 0 whatever its inertia. τ is then saturated at the effort limits.
+"""
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.interpolate import CubicHermiteSpline, CubicSpline
+
+from discrete_robot.errors import InputError
+
+
+@dataclass(frozen=True)
+class Reference:
+    """Desired positions, velocities and accelerations at one instant, model joint order."""
+
+    q: np.ndarray
+    qd: np.ndarray
+    qdd: np.ndarray
+
+
+class TrajectoryReference:
+    """A joint trajectory as a function of time since its start (s), in the model's joint order."""
+
+    def __init__(self, times: np.ndarray, positions: np.ndarray, velocities: np.ndarray | None):
+        self.duration = float(times[-1])
+        self._final = positions[-1]
+        if times.size == 1:
+            self._spline = None
+        elif velocities is not None:
+            self._spline = CubicHermiteSpline(times, positions, velocities, axis=0)
+        else:
+            self._spline = CubicSpline(times, positions, axis=0, bc_type="clamped")
+
+    @classmethod
+    def from_message_fields(cls, model_joints: Sequence[str], names: Sequence[str], times, positions,
+                            velocities=None, current: np.ndarray | None = None) -> "TrajectoryReference":
+        """Validate a trajectory given in the order of ``names`` and reorder it to ``model_joints``.
+
+        ``positions`` (and ``velocities``, or None) are per knot in ``names`` order; ``current`` is the
+        robot's position, prepended at t = 0 when the first knot comes later. InputError says what is wrong.
+        """
+        names = list(names)
+        unknown = [name for name in names if name not in model_joints]
+        if unknown:
+            raise InputError(f"trajectory: unknown joint name(s) {unknown}; the model's joints are "
+                             f"{list(model_joints)}")
+        if len(set(names)) != len(names) or len(names) != len(model_joints):
+            raise InputError(f"trajectory: joint_names must name each of the model's joints {list(model_joints)} "
+                             f"exactly once, got {names}")
+        order = [names.index(name) for name in model_joints]
+        n = len(names)
+        times = np.asarray(times, dtype=float)
+        if times.size == 0:
+            raise InputError("trajectory: no points")
+        if not np.all(np.isfinite(times)) or times[0] < 0.0 or np.any(np.diff(times) <= 0.0):
+            raise InputError(f"trajectory: time_from_start must be finite, >= 0 and strictly increasing, "
+                             f"got {times.tolist()}")
+        positions = _knots(positions, times.size, n, "positions")[:, order]
+        if velocities is not None:
+            velocities = _knots(velocities, times.size, n, "velocities")[:, order]
+        if times[0] > 0.0 and current is not None:
+            times = np.concatenate([[0.0], times])
+            positions = np.vstack([current, positions])
+            if velocities is not None:
+                velocities = np.vstack([np.zeros(n), velocities])
+        return cls(times, positions, velocities)
+
+    def sample(self, t: float) -> Reference:
+        """The reference at time t since the start; the last knot at rest after the end."""
+        if self._spline is None or t >= self.duration:
+            return Reference(self._final.copy(), np.zeros_like(self._final), np.zeros_like(self._final))
+        t = max(t, 0.0)
+        return Reference(self._spline(t), self._spline(t, 1), self._spline(t, 2))
+
+
+def _knots(values, count: int, n: int, what: str) -> np.ndarray:
+    rows = [np.asarray(v, dtype=float) for v in values]
+    if len(rows) != count or any(row.shape != (n,) for row in rows):
+        raise InputError(f"trajectory: every point needs {n} {what} (one per joint name), got "
+                         f"{[row.size for row in rows]}")
+    array = np.array(rows)
+    if not np.all(np.isfinite(array)):
+        raise InputError(f"trajectory: {what} must be finite")
+    return array
+
+
+def tracking_torques(system, q: np.ndarray, qd: np.ndarray, reference: Reference, kp: float, kd: float,
+                     effort_limits: np.ndarray) -> np.ndarray:
+    """τ = ID(q, q̇, q̈_d + k_d (q̇_d − q̇) + k_p (q_d − q)), saturated at ±effort_limits (N m or N)."""
+    acceleration = reference.qdd + kd * (reference.qd - qd) + kp * (reference.q - q)
+    return saturate(system.inverse_dynamics(q, qd, acceleration), effort_limits)
+
+
+def saturate(tau: np.ndarray, effort_limits: np.ndarray) -> np.ndarray:
+    """τ clipped to ±effort_limits (inf = unlimited)."""
+    return np.clip(tau, -effort_limits, effort_limits)
