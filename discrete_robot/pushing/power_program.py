@@ -37,6 +37,9 @@ import scipy.linalg
 
 from discrete_robot.errors import ConvergenceError, InfeasibleError
 
+#: barrier parameter growth per centering (fewer centerings vs more Newton steps each)
+GROWTH = 20.0
+
 Smooth = Callable[[np.ndarray], tuple[float, np.ndarray, np.ndarray]]
 
 
@@ -68,7 +71,9 @@ class PowerProgramSolution:
 
 def _smoothed_norms(program: PowerProgram, x: np.ndarray, tau: float, hessian: bool):
     """Value, gradient (and Hessian) in x of sum_i [w_i t_i - log(t_i^2 - |y_i|^2)/tau], and the duals g_i."""
-    y = np.einsum("pmn,n->pm", program.norm_matrices, x) + program.norm_offsets
+    p, m, n = program.norm_matrices.shape
+    stacked = program.norm_matrices.reshape(p * m, n)
+    y = (stacked @ x).reshape(p, m) + program.norm_offsets
     w = program.norm_weights
     a = tau * w
     length2 = np.einsum("pm,pm->p", y, y)
@@ -77,12 +82,11 @@ def _smoothed_norms(program: PowerProgram, x: np.ndarray, tau: float, hessian: b
     # t^2 - |y|^2 = 2 t / a at the eliminated t (stable for points at rest)
     value = float(w @ t - np.sum(np.log(2.0 * t / a)) / tau)
     duals = (w / t)[:, None] * y
-    gradient = np.einsum("pmn,pm->n", program.norm_matrices, duals)
+    gradient = stacked.T @ duals.ravel()
     if not hessian:
         return value, gradient, None, duals
-    m = y.shape[1]
     blocks = (w / t)[:, None, None] * (np.eye(m)[None] - (a / (t * q))[:, None, None] * y[:, :, None] * y[:, None, :])
-    hess = np.einsum("pmi,pmk,pkj->ij", program.norm_matrices, blocks, program.norm_matrices)
+    hess = stacked.T @ np.einsum("pmk,pkj->pmj", blocks, program.norm_matrices).reshape(p * m, n)
     return value, gradient, hess, duals
 
 
@@ -131,13 +135,14 @@ def solve_power_program(program: PowerProgram, tolerance: float = 1e-13, max_new
     if basis.shape[1] == 0:
         tau = np.inf
     else:
-        tau = count / power_scale if count else 1.0
+        # without friction cones there is no barrier: one Newton solve, to the rounding floor
+        tau = count / power_scale if count else np.inf
         final_tau = 2.0 * count / (tolerance * power_scale) if count else tau
         while True:
             x, steps = _center(program, basis, x, tau, steps, max_newton_steps, 1e8 * scale)
             if tau >= final_tau:
                 break
-            tau = min(10.0 * tau, final_tau)
+            tau = min(GROWTH * tau, final_tau)
     if np.isfinite(tau):
         value, gradient, _, duals = _objective(program, x, tau, hessian=False)
     else:
