@@ -11,6 +11,7 @@ the others run on. Ctrl-C stops everything cleanly.
 
 import argparse
 import importlib
+import signal
 import sys
 from dataclasses import dataclass
 
@@ -67,6 +68,10 @@ def main(args: list[str] | None = None) -> int:
     options = parser.parse_args(remove_ros_args(argv)[1:])
     components = [c for c in COMPONENTS if not options.only or c.node in options.only]
     params = [arg for c in components for arg in ("--params-file", str(package_config_path(c.config)))]
+    # rclpy's SIGINT handler shuts the context down, which ends executor.spin(); it then chains to
+    # Python's handler, whose KeyboardInterrupt would land in the middle of the clean-up below
+    # (the multi-threaded executor returns before it arrives). Chain to a no-op instead.
+    signal.signal(signal.SIGINT, lambda *_: None)
     rclpy.init(args=["bringup", "--ros-args", *params, *_ros_args_of(argv)])
     logger = rclpy.logging.get_logger("bringup")
     nodes = start_nodes(components, logger)
@@ -76,7 +81,7 @@ def main(args: list[str] | None = None) -> int:
     try:
         if nodes:
             executor.spin()
-    except (KeyboardInterrupt, ExternalShutdownException):
+    except ExternalShutdownException:
         pass
     finally:
         executor.shutdown(timeout_sec=1.0)
