@@ -25,8 +25,10 @@ Two pressure models share this interface (:meth:`dissipation`):
   |omega| |r - p| and the divergence theorem turns every area integral into
   edge integrals of sqrt(h^2 + t^2) that have closed forms. Far from the
   footprint (near-translation) the closed forms lose digits to cancellation,
-  while the integrand is analytic over the footprint, so a Gauss rule on a
-  fan triangulation is exact to rounding there.
+  while the integrand is analytic over the footprint, so a fixed quadrature
+  is exact to rounding there: a Gauss rule on a fan triangulation, or for
+  many-sided footprints a Chebyshev grid on the bounding box weighted by the
+  polygon's moments (100 points whatever the number of vertices).
 - :class:`PointSupport`: weighted support points (given by the user, or a
   grid discretisation of a uniform pressure). Exact Coulomb friction is not
   differentiable when the center of rotation sits on a support point; the
@@ -50,6 +52,7 @@ from discrete_robot.pushing.polygon import centroid, perp, signed_area
 #: branches agree to ~1e-13 at the switch (measured on random directions for a non-convex pentagon).
 FAR_FACTOR = 10.0
 GAUSS_ORDER = 6
+FAR_DEGREE = 9
 
 
 class SupportFriction(Protocol):
@@ -148,6 +151,39 @@ def fan_gauss_rule(vertices: np.ndarray, order: int) -> tuple[np.ndarray, np.nda
     return points, weights
 
 
+def _chebyshev_lagrange(nodes: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """Values (len(t), len(nodes)) of the Lagrange polynomials on Chebyshev nodes of the first kind
+    (barycentric formula with the nodes' closed-form weights)."""
+    n = len(nodes)
+    barycentric = (-1.0) ** np.arange(n) * np.sin((2 * np.arange(n) + 1) * np.pi / (2 * n))
+    difference = t[:, None] - nodes[None, :]
+    exact = difference == 0.0
+    difference[exact] = 1.0
+    terms = barycentric / difference
+    values = terms / terms.sum(axis=1, keepdims=True)
+    hits = exact.any(axis=1)
+    values[hits] = exact[hits].astype(float)
+    return values
+
+
+def far_field_rule(vertices: np.ndarray, degree: int) -> tuple[np.ndarray, np.ndarray]:
+    """A quadrature rule over the polygon for functions analytic on its bounding box, with (degree + 1)^2 points
+    whatever the number of vertices: the tensor Chebyshev grid on the bounding box, each point weighted by the
+    polygon integral of its Lagrange polynomial (interpolate, then integrate the interpolant exactly; the
+    integrals come once from the fan rule, exact for these polynomials)."""
+    low, high = vertices.min(axis=0), vertices.max(axis=0)
+    centre, half = 0.5 * (low + high), 0.5 * (high - low)
+    count = degree + 1
+    nodes = np.cos((2 * np.arange(count) + 1) * np.pi / (2 * count))
+    fine_points, fine_weights = fan_gauss_rule(vertices, degree + 2)
+    local = (fine_points - centre) / half
+    along_x = _chebyshev_lagrange(nodes, local[:, 0])
+    along_y = _chebyshev_lagrange(nodes, local[:, 1])
+    weights = np.einsum("g,gi,gj->ij", fine_weights, along_x, along_y).ravel()
+    grid_x, grid_y = np.meshgrid(centre[0] + half[0] * nodes, centre[1] + half[1] * nodes, indexing="ij")
+    return np.column_stack([grid_x.ravel(), grid_y.ravel()]), weights
+
+
 class UniformPolygonSupport:
     """Uniform pressure over a simple counter-clockwise polygon, integrated exactly.
 
@@ -174,7 +210,8 @@ class UniformPolygonSupport:
         self._next = np.roll(np.arange(len(self.vertices)), -1)
         # below this |h| an edge's line passes through the center of rotation: h asinh(t/|h|) -> 0, no 0 * inf
         self._tiny = 1e-150 * self.radius
-        points, weights = fan_gauss_rule(self.vertices, GAUSS_ORDER)
+        points, weights = min((fan_gauss_rule(self.vertices, GAUSS_ORDER), far_field_rule(self.vertices, FAR_DEGREE)),
+                              key=lambda rule: len(rule[1]))
         self._gauss_x = np.ascontiguousarray(points[:, 0])
         self._gauss_y = np.ascontiguousarray(points[:, 1])
         self._gauss_weights = weights / self.area

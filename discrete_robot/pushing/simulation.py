@@ -1,0 +1,221 @@
+"""Quasistatic push simulation: the object's pose while a finger follows a path.
+
+Quasistatic motion depends on the finger's displacement, not on time: a
+finger move from a to b (straight, over the table) moves the object by the
+exponential of the predicted object-frame twist for the finger "velocity"
+b - a over unit time. Moves longer than MAX_MOVE_FRACTION of the footprint
+size are split, so that the twist (computed at the start of each piece) stays
+accurate to first order.
+
+Contact is geometric: the finger (a disk of radius R, or a point) touches the
+footprint when its centre is at distance R from the outline. A free finger
+moves until the first contact along its move (the footprint grown by R, see
+:func:`~discrete_robot.pushing.polygon.first_contact_fraction`) and pushes for
+the rest of the move; the contact point is the outline point nearest to the
+finger centre and the normal points from the finger centre to it. A first-
+order step can leave the finger slightly inside the footprint (the object
+rotates under the finger): the object is then translated along the contact
+normal until the finger touches it again. Contact is lost as the geometry
+dictates: a finger moving away, or sliding past a corner, separates.
+
+Poses are (x, y, theta) of the object frame in the world frame (m, rad).
+"""
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+
+from discrete_robot.errors import InputError
+from discrete_robot.pushing.object_model import PushedObject
+from discrete_robot.pushing.polygon import closest_on_outline, contains, first_contact_fraction, outline_normal
+from discrete_robot.pushing.prediction import Contact, ContactMode, PushPrediction, predict_at_contact
+
+MAX_MOVE_FRACTION = 0.02
+#: the finger touches when its gap to the outline is below this fraction of the footprint size
+CONTACT_TOLERANCE = 1e-7
+MAX_STEPS = 200_000
+
+
+@dataclass(frozen=True)
+class PushStep:
+    """The state after one finger move: object pose (world), finger centre (world), the contact mode of the move's
+    last push (SEPARATING if it did not push) and that push's prediction (None if it did not push)."""
+
+    pose: np.ndarray
+    finger: np.ndarray
+    mode: ContactMode
+    prediction: PushPrediction | None
+
+
+@dataclass(frozen=True)
+class PushTrajectory:
+    """Samples of a simulated push: times (s), object poses (m, 3) in the world, finger centres (m, 2), the contact
+    mode of the step ending at each time (the first entry: that of the first step) and the center of rotation in
+    the world (NaN when not pushing)."""
+
+    times: np.ndarray
+    poses: np.ndarray
+    finger_positions: np.ndarray
+    modes: list[ContactMode]
+    centers_of_rotation: np.ndarray
+
+
+def rotation(theta: float) -> np.ndarray:
+    c, s = np.cos(theta), np.sin(theta)
+    return np.array([[c, -s], [s, c]])
+
+
+def to_object(pose: np.ndarray, point: np.ndarray) -> np.ndarray:
+    """World point -> object frame."""
+    return rotation(pose[2]).T @ (np.asarray(point, dtype=float)[:2] - pose[:2])
+
+
+def to_world(pose: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """Object-frame points (m, 2) -> world."""
+    return np.asarray(points, dtype=float) @ rotation(pose[2]).T + pose[:2]
+
+
+def se2_exp_step(pose: np.ndarray, twist: np.ndarray) -> np.ndarray:
+    """The pose after moving for unit time with the constant object-frame twist (v_x, v_y, omega) (exact)."""
+    v, omega = twist[:2], float(twist[2])
+    if abs(omega) < 1e-12:
+        displacement = v + 0.5 * omega * np.array([-v[1], v[0]])
+    else:
+        s, c = np.sin(omega), np.cos(omega)
+        displacement = np.array([[s, c - 1.0], [1.0 - c, s]]) @ v / omega
+    return np.array([*(pose[:2] + rotation(pose[2]) @ displacement), pose[2] + omega])
+
+
+def _gap(obj: PushedObject, finger: np.ndarray, radius: float):
+    """Signed clearance between the finger disk and the footprint (negative: overlap), and the nearest outline
+    point with its edge and parameter (object frame)."""
+    closest, distance, edge, parameter = closest_on_outline(obj.footprint, finger)
+    inside = contains(obj.footprint, finger[None])[0]
+    return (-distance if inside else distance) - radius, closest, distance, inside, edge, parameter
+
+
+def _contact_normal(obj: PushedObject, finger: np.ndarray, closest, distance, inside, edge, parameter):
+    """Unit normal into the object at the contact: from the finger centre to the nearest outline point, or the
+    outline's own normal when the centre is on or inside the outline."""
+    size = float(np.max(np.ptp(obj.footprint, axis=0)))
+    if not inside and distance > 1e-9 * size:
+        return (closest - finger) / distance
+    return outline_normal(obj.footprint, edge, parameter, 1e-9 * size)
+
+
+def _separate(obj: PushedObject, pose: np.ndarray, finger_world: np.ndarray, radius: float) -> np.ndarray:
+    """Translate the object along the contact normal so that an overlapping finger just touches it."""
+    finger = to_object(pose, finger_world)
+    gap, closest, distance, inside, edge, parameter = _gap(obj, finger, radius)
+    if gap >= -CONTACT_TOLERANCE * obj.scale:
+        return pose
+    normal = _contact_normal(obj, finger, closest, distance, inside, edge, parameter)
+    shift = finger + radius * normal - closest
+    return np.array([*(pose[:2] + rotation(pose[2]) @ shift), pose[2]])
+
+
+def push_step(obj: PushedObject, pose, finger_from, finger_to, contact_friction: float,
+              pusher_radius: float = 0.0) -> PushStep:
+    """Move the finger centre straight from ``finger_from`` to ``finger_to`` (world) and the object with it."""
+    pose = np.asarray(pose, dtype=float)
+    start = np.asarray(finger_from, dtype=float)[:2]
+    target = np.asarray(finger_to, dtype=float)[:2]
+    pieces = max(1, int(np.ceil(np.linalg.norm(target - start) / (MAX_MOVE_FRACTION * obj.scale))))
+    mode, prediction = ContactMode.SEPARATING, None
+    waypoints = start + np.linspace(0.0, 1.0, pieces + 1)[:, None] * (target - start)
+    for a, b in zip(waypoints[:-1], waypoints[1:], strict=True):
+        pose, piece = _move(obj, pose, a, b, contact_friction, pusher_radius)
+        mode, prediction = (piece.mode, piece) if piece is not None else (ContactMode.SEPARATING, None)
+    return PushStep(pose=pose, finger=target, mode=mode, prediction=prediction)
+
+
+def _move(obj, pose, start, target, contact_friction, radius):
+    """One short finger move; returns (pose, prediction of the push or None)."""
+    pose = _separate(obj, pose, start, radius)
+    finger = to_object(pose, start)
+    move = rotation(pose[2]).T @ (target - start)
+    gap = _gap(obj, finger, radius)[0]
+    if gap > CONTACT_TOLERANCE * obj.scale:
+        fraction = first_contact_fraction(obj.footprint, finger, move, radius)
+        if fraction is None or fraction >= 1.0:
+            return pose, None
+        finger = finger + fraction * move
+        move = (1.0 - fraction) * move
+    _, closest, distance, inside, edge, parameter = _gap(obj, finger, radius)
+    normal = _contact_normal(obj, finger, closest, distance, inside, edge, parameter)
+    prediction = predict_at_contact(obj, Contact(point=closest, normal=normal), move, contact_friction)
+    if prediction.mode is ContactMode.SEPARATING:
+        return pose, None
+    pose = se2_exp_step(pose, prediction.twist)
+    return _separate(obj, pose, target, radius), prediction
+
+
+def _path(points) -> np.ndarray:
+    path = np.asarray(points, dtype=float)
+    if path.ndim != 2 or path.shape[0] < 2 or path.shape[1] not in (2, 3):
+        raise InputError(f"pusher_path: expected at least 2 points [x, y], got shape {path.shape}")
+    if not np.all(np.isfinite(path)):
+        raise InputError("pusher_path must be finite (no NaN or inf)")
+    return path[:, :2]
+
+
+def iter_push_simulation(obj: PushedObject, initial_pose, pusher_path, pusher_speed: float, time_step: float,
+                         contact_friction: float, pusher_radius: float = 0.0) -> Iterator[tuple[float, PushStep]]:
+    """Yield (time, state) at t = 0, dt, 2 dt, ... while the finger follows ``pusher_path`` at ``pusher_speed``.
+
+    Raises InputError for a bad path, speed, time step, friction or radius,
+    or a finger that starts overlapping the object.
+    """
+    path = _path(pusher_path)
+    pose = np.asarray(initial_pose, dtype=float)
+    if pose.shape != (3,) or not np.all(np.isfinite(pose)):
+        raise InputError(f"object_pose: expected finite (x, y, theta), got {np.asarray(initial_pose).tolist()}")
+    for value, what in ((pusher_speed, "pusher_speed"), (time_step, "time_step")):
+        if not np.isfinite(value) or value <= 0.0:
+            raise InputError(f"{what} must be a finite value > 0, got {value}")
+    for value, what in ((contact_friction, "contact_friction"), (pusher_radius, "pusher_radius")):
+        if not np.isfinite(value) or value < 0.0:
+            raise InputError(f"{what} must be a finite value >= 0, got {value}")
+    arc = np.concatenate([[0.0], np.cumsum(np.linalg.norm(np.diff(path, axis=0), axis=1))])
+    if arc[-1] <= 0.0:
+        raise InputError("pusher_path has zero length: the finger would not move")
+    duration = arc[-1] / pusher_speed
+    steps = int(np.ceil(duration / time_step - 1e-9))
+    if steps > MAX_STEPS:
+        raise InputError(f"the push takes {steps} steps of {time_step} s (more than {MAX_STEPS}): "
+                         "increase time_step")
+    if _gap(obj, to_object(pose, path[0]), pusher_radius)[0] < -CONTACT_TOLERANCE * obj.scale:
+        raise InputError(f"the finger starts overlapping the object at {path[0].tolist()}")
+    yield 0.0, PushStep(pose=pose, finger=path[0], mode=ContactMode.SEPARATING, prediction=None)
+    distance = 0.0
+    for k in range(1, steps + 1):
+        time = min(k * time_step, duration)
+        reached = time * pusher_speed if k < steps else arc[-1]
+        corners = [i for i in range(1, len(path) - 1) if distance < arc[i] < reached]
+        stations = [distance, *arc[corners], reached]
+        finger_points = [np.array([np.interp(s, arc, path[:, 0]), np.interp(s, arc, path[:, 1])]) for s in stations]
+        state = None
+        for a, b in zip(finger_points[:-1], finger_points[1:], strict=True):
+            state = push_step(obj, pose, a, b, contact_friction, pusher_radius)
+            pose = state.pose
+        distance = reached
+        yield time, state
+
+
+def simulate_push(obj: PushedObject, initial_pose, pusher_path, pusher_speed: float, time_step: float,
+                  contact_friction: float, pusher_radius: float = 0.0) -> PushTrajectory:
+    """The whole simulated push (see :func:`iter_push_simulation`)."""
+    times, poses, fingers, modes, centres = [], [], [], [], []
+    for time, state in iter_push_simulation(obj, initial_pose, pusher_path, pusher_speed, time_step,
+                                            contact_friction, pusher_radius):
+        times.append(time)
+        poses.append(state.pose)
+        fingers.append(state.finger)
+        modes.append(state.mode)
+        cor = state.prediction.center_of_rotation if state.prediction is not None else np.full(2, np.nan)
+        centres.append(to_world(state.pose, cor[None])[0] if np.all(np.isfinite(cor)) else np.full(2, np.nan))
+    if len(modes) > 1:
+        modes[0] = modes[1]
+    return PushTrajectory(times=np.array(times), poses=np.array(poses), finger_positions=np.array(fingers),
+                          modes=modes, centers_of_rotation=np.array(centres))
