@@ -29,8 +29,10 @@ almost zero. The Jacobian is refreshed while the update exceeds 1e-4 of the velo
 scale and reused below that (chord steps, which then contract as fast). Iterations stop
 when the error left after the last update, estimated from the contraction rate as
 |δ|·θ/(1−θ) (θ = |δ_k|/|δ_(k−1)|), is below ``tol`` relative to the velocity scale, or
-when the update stops shrinking at the round-off floor; a step that does not converge
-within ``max_iter`` from any starting guess raises :class:`ConvergenceError`.
+when the update is down at the round-off floor (the residual's round-off, ε |a| |q̇|/Δt,
+mapped through |J⁻¹|: with an ill-conditioned a(q) that floor lies above ``tol``); a step
+that does not converge within ``max_iter`` from any starting guess raises
+:class:`ConvergenceError`.
 
 Every configuration-dependent quantity of a step is evaluated at the 2n path vertices
 in one call when the system is ``vectorized`` (as :class:`RigidBodySystem` is).
@@ -48,8 +50,9 @@ from discrete_robot.model.lagrangian import LagrangianSystem
 
 LOGGER = logging.getLogger(__name__)
 
-#: an update at most this many times ``tol`` (relative) that no longer shrinks is the round-off floor
-_STALL_FACTOR = 1e4
+#: the round-off floor of an update: this many times the residual's round-off mapped through J⁻¹
+_FLOOR_FACTOR = 10.0
+_EPS = np.finfo(float).eps
 #: Newton refreshes its Jacobian while the update exceeds this (relative); below, chord steps converge as fast
 _CHORD_UPDATE = 1e-4
 #: |Δq_r| (rad or m) below which the Jacobian's O(Δt²) row term is left out instead of divided by Δq_r
@@ -88,6 +91,7 @@ class _Terms:
     DV: np.ndarray           # D_r V, (n,)
     vertices: np.ndarray     # (P, n+1, n)
     dq: np.ndarray           # q(k+1) − q(k)
+    noise: np.ndarray        # round-off of lhs, about ε (|a1| |q̇1| + |a0| |q̇0|)/Δt + ε |D_r V|, (n,)
     da: np.ndarray | None    # ∂a/∂q at the vertices (P, n+1, n, n, n), when asked for
     dv: np.ndarray | None    # ∂V/∂q at the vertices (P, n+1, n)
 
@@ -195,7 +199,8 @@ class DiscreteDynamicModel:
         a0, a1 = a[0, 0], a[0, n]
         lhs = (a1 @ qd1 - a0 @ qd0) / dt - 0.5 * np.einsum("rij,i,j->r", Da, qd0, qd1) + DV
         da, dv = gradients if derivatives else (None, None)
-        return _Terms(lhs, a1, Da, DV, vertices, dq, da, dv)
+        noise = _EPS * ((np.abs(a1) @ np.abs(qd1) + np.abs(a0) @ np.abs(qd0)) / dt + np.abs(DV))
+        return _Terms(lhs, a1, Da, DV, vertices, dq, noise, da, dv)
 
     def _jacobian(self, terms: _Terms, qd0, qd1, dt) -> np.ndarray:
         """∂(residual)/∂q̇(k+1), analytic (see the module doc); ``terms`` computed with derivatives."""
@@ -292,8 +297,9 @@ class DiscreteDynamicModel:
             ratio = update / previous
             # the error left after this update is about update · ratio / (1 − ratio) while the iteration contracts
             remaining = update * ratio / (1.0 - ratio) if iteration > 1 and ratio < 0.5 else update
-            floor = ratio > 0.25 and update <= _STALL_FACTOR * self.tol * scale
-            if remaining <= self.tol * scale or floor:
+            # below the round-off floor (ill-conditioned a(q)) no update can do better
+            floor = _FLOOR_FACTOR * float(np.max(np.abs(inverse) @ (terms.noise + _EPS * np.abs(F))))
+            if remaining <= self.tol * scale or update <= floor:
                 q1 = q0 + 0.5 * dt * (qd0 + qd1)
                 return StepResult(q1, qd1, iteration, float(np.max(np.abs(residual))))
         raise ConvergenceError(f"no convergence in {self.max_iter} Newton iterations (last update {update:.3e} rad/s)")

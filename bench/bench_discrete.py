@@ -1,0 +1,128 @@
+"""The discrete dynamic robot model: energy error against RK45 at equal CPU time, and step cost against size.
+
+1. Energy after 10⁵ steps. The discrete model runs 10⁵ steps of h = 0.05 s (5000 s, ~2400 swings) of a
+   pendulum (m = 1 kg, l = 1 m, released at 1 rad); scipy's RK45 then integrates the same motion over the
+   same 5000 s with its tolerance tuned to take the same CPU time (tuned on a 1/20 horizon, where its cost is
+   1/20, then run once in full). ratio = RK45's relative energy error at the end / the discrete model's
+   (the latter floored at machine epsilon). The pendulum is written directly as a LagrangianSystem, so that
+   10⁵ implicit steps fit the benchmark's time budget; RK45 uses the same system's equations of motion.
+   (On the chaotic 2-link arm, RK45 at the tolerance that matches the discrete model's CPU time is too
+   loose to stay on the energy surface at all; the tests compare the two there at equal step size.)
+2. Step time against the number of joints: planar n-link chains (uniform 0.5 m, 1 kg rods) built with
+   model_from_dict for n = 2 … 30, CPU time per discrete step (mean of a few steps from a bent, moving state).
+   ratio = time per step at n = 30 / at n = 2; the fitted exponent p of time ∝ n^p is reported too.
+"""
+
+import time
+
+import numpy as np
+from scipy.integrate import solve_ivp
+
+from discrete_robot.discrete.dynamic_model import DiscreteDynamicModel
+from discrete_robot.discrete.integrators import accelerations
+from discrete_robot.model.description import model_from_dict
+from discrete_robot.model.dynamics import RigidBodySystem
+from discrete_robot.model.lagrangian import total_energy
+from discrete_robot.variational.comparison import run_rk45_for_cpu_time
+
+EPSILON = np.finfo(float).eps
+CALIBRATION_FRACTION = 20
+
+
+class Pendulum:
+    """Planar pendulum, q = angle from the downward vertical: M = m l², V = −m g l cos q."""
+
+    dof = 1
+
+    def __init__(self, m: float = 1.0, length: float = 1.0, g: float = 9.81):
+        self.inertia, self.weight = m * length**2, m * g * length
+
+    def mass_matrix(self, q):
+        return np.array([[self.inertia]])
+
+    def mass_matrix_derivatives(self, q):
+        return np.zeros((1, 1, 1))
+
+    def potential(self, q):
+        return -self.weight * np.cos(q[0])
+
+    def potential_gradient(self, q):
+        return np.array([self.weight * np.sin(q[0])])
+
+
+def _rk45(system, q0, qd0, duration: float, rtol: float) -> np.ndarray:
+    n = system.dof
+    zero = np.zeros(n)
+
+    def rhs(t, y):
+        return np.concatenate([y[n:], accelerations(system, y[:n], y[n:], zero)])
+
+    y = solve_ivp(rhs, (0.0, duration), np.concatenate([q0, qd0]), method="RK45", rtol=rtol, atol=rtol).y[:, -1]
+    return y[:n], y[n:]
+
+
+def _energy_comparison(name: str, system, q0, qd0, h: float, steps: int) -> dict:
+    q0, qd0 = np.asarray(q0, dtype=float), np.asarray(qd0, dtype=float)
+    e0 = total_energy(system, q0, qd0)
+    start = time.process_time()
+    trajectory = DiscreteDynamicModel(system).simulate(q0, qd0, h, steps)
+    discrete_cpu = time.process_time() - start
+    discrete_error = max(abs(trajectory.energy[-1] - e0) / abs(e0), EPSILON)
+    duration = h * steps
+    short = duration / CALIBRATION_FRACTION
+    calibration = run_rk45_for_cpu_time(lambda rtol: _rk45(system, q0, qd0, short, rtol),
+                                        discrete_cpu / CALIBRATION_FRACTION, first_rtol=1e-6)
+    start = time.process_time()
+    q, qd = _rk45(system, q0, qd0, duration, calibration.rtol)
+    rk45_cpu = time.process_time() - start
+    rk45_error = abs(total_energy(system, q, qd) - e0) / abs(e0)
+    return {"name": name, "ratio": rk45_error / discrete_error,
+            "baseline": "scipy RK45, tolerance tuned to the discrete model's CPU time",
+            "unit": "relative energy error ratio RK45/discrete", "steps": steps, "time_step": h,
+            "duration": duration, "discrete_energy_error": discrete_error, "rk45_energy_error": rk45_error,
+            "rk45_rtol": calibration.rtol, "discrete_cpu_seconds": discrete_cpu, "rk45_cpu_seconds": rk45_cpu,
+            "cpu_ratio": rk45_cpu / discrete_cpu, "mean_newton_iterations": float(trajectory.iterations.mean())}
+
+
+def planar_chain(n: int) -> dict:
+    """A planar n-link chain of uniform 0.5 m, 1 kg rods about z, gravity along −y (a model file as a dict)."""
+    rod = {"mass": 1.0, "com": [0.25, 0.0, 0.0], "inertia": [0.0, 1.0 / 48.0, 1.0 / 48.0], "tip": [0.5, 0.0, 0.0]}
+    links = [{"name": f"link{i + 1}", "parent": f"link{i}" if i else "base",
+              "joint": {"name": f"joint{i + 1}", "type": "revolute", "axis": [0.0, 0.0, 1.0]}, **rod}
+             for i in range(n)]
+    return {"name": f"planar_{n}link", "gravity": [0.0, -9.81, 0.0], "base": {"name": "base"}, "links": links}
+
+
+def _step_time(n: int, steps: int) -> float:
+    system = RigidBodySystem(model_from_dict(planar_chain(n)))
+    model = DiscreteDynamicModel(system)
+    q, qd = np.full(n, -1.0 / n), np.full(n, 0.2)
+    warm_up = model.step(q, qd, np.zeros(n), 0.01)   # first call: caches and allocations
+    q, qd = warm_up.q, warm_up.qd
+    start = time.process_time()
+    for _ in range(steps):
+        result = model.step(q, qd, np.zeros(n), 0.01)
+        q, qd = result.q, result.qd
+    return (time.process_time() - start) / steps
+
+
+def _scaling() -> dict:
+    sizes = [2, 4, 6, 10, 15, 20, 30]
+    seconds = [_step_time(n, 20 if n <= 10 else 5) for n in sizes]
+    exponent = float(np.polyfit(np.log(sizes[2:]), np.log(seconds[2:]), 1)[0])
+    return {"name": "discrete step time, 30 joints vs 2", "ratio": seconds[-1] / seconds[0],
+            "baseline": "the same step for a 2-joint chain", "unit": "time ratio (growth)",
+            "joints": sizes, "seconds_per_step": seconds, "fitted_exponent_n6_to_n30": exponent}
+
+
+def run() -> list[dict]:
+    return [
+        _energy_comparison("pendulum energy error after 1e5 steps at equal CPU time", Pendulum(), [1.0], [0.0],
+                           0.05, 100_000),
+        _scaling(),
+    ]
+
+
+if __name__ == "__main__":
+    for entry in run():
+        print(entry)
