@@ -29,10 +29,10 @@ almost zero. The Jacobian is refreshed while the update exceeds 1e-4 of the velo
 scale and reused below that (chord steps, which then contract as fast). Iterations stop
 when the error left after the last update, estimated from the contraction rate as
 |δ|·θ/(1−θ) (θ = |δ_k|/|δ_(k−1)|), is below ``tol`` relative to the velocity scale, or
-when the update is down at the round-off floor (the residual's round-off, ε |a| |q̇|/Δt,
-mapped through |J⁻¹|: with an ill-conditioned a(q) that floor lies above ``tol``); a step
-that does not converge within ``max_iter`` from any starting guess raises
-:class:`ConvergenceError`.
+when the iteration has stopped contracting (θ ≥ ½) at the round-off floor (the residual's
+round-off, ε |a| |q̇|/Δt, mapped through |J⁻¹|: with an ill-conditioned a(q) that floor
+lies above ``tol``); a step that does not converge within ``max_iter`` from any starting
+guess raises :class:`ConvergenceError`.
 
 Every configuration-dependent quantity of a step is evaluated at the 2n path vertices
 in one call when the system is ``vectorized`` (as :class:`RigidBodySystem` is).
@@ -61,7 +61,8 @@ _TINY_STEP = 1e-8
 
 @dataclass(frozen=True)
 class StepResult:
-    """State at k+1 (rad or m, rad/s or m/s), Newton iterations used and |residual|∞ (N m or N)."""
+    """State at k+1 (rad or m, rad/s or m/s), Newton iterations used, and |residual|∞ (N m or N) at the
+    iterate before the last Newton update (the returned state's residual is smaller still)."""
 
     q: np.ndarray
     qd: np.ndarray
@@ -97,7 +98,12 @@ class _Terms:
 
 
 class _Evaluations:
-    """a, V and their derivatives at a batch of configurations, in one call when the system is vectorized."""
+    """a, V and their derivatives at a batch of configurations.
+
+    A system with a true ``vectorized`` attribute takes q of shape (..., n) in every method, and may offer
+    ``evaluate(q, derivatives)`` returning (a, V) or (a, V, ∂a/∂q, ∂V/∂q) from one pass (as
+    :class:`RigidBodySystem` does); any other system is called once per configuration.
+    """
 
     def __init__(self, system: LagrangianSystem):
         self.system = system
@@ -106,14 +112,7 @@ class _Evaluations:
     def _batch(self, method: Callable, points: np.ndarray):
         if self.vectorized:
             return method(points)
-        flat = points.reshape(-1, points.shape[-1])
-        values = [method(x) for x in flat]
-        if isinstance(values[0], tuple):
-            return tuple(self._shape(np.array(v), points) for v in zip(*values, strict=True))
-        return self._shape(np.array(values), points)
-
-    @staticmethod
-    def _shape(values: np.ndarray, points: np.ndarray) -> np.ndarray:
+        values = np.array([method(x) for x in points.reshape(-1, points.shape[-1])])
         return values.reshape(points.shape[:-1] + values.shape[1:])
 
     def evaluate(self, points, derivatives: bool) -> tuple[np.ndarray, ...]:
@@ -297,9 +296,10 @@ class DiscreteDynamicModel:
             ratio = update / previous
             # the error left after this update is about update · ratio / (1 − ratio) while the iteration contracts
             remaining = update * ratio / (1.0 - ratio) if iteration > 1 and ratio < 0.5 else update
-            # below the round-off floor (ill-conditioned a(q)) no update can do better
+            # stalled at the round-off floor (above tol when a(q) is ill-conditioned): no update can do better
             floor = _FLOOR_FACTOR * float(np.max(np.abs(inverse) @ (terms.noise + _EPS * np.abs(F))))
-            if remaining <= self.tol * scale or update <= floor:
+            stalled = iteration > 1 and ratio >= 0.5 and update <= floor
+            if remaining <= self.tol * scale or stalled:
                 q1 = q0 + 0.5 * dt * (qd0 + qd1)
                 return StepResult(q1, qd1, iteration, float(np.max(np.abs(residual))))
         raise ConvergenceError(f"no convergence in {self.max_iter} Newton iterations (last update {update:.3e} rad/s)")
