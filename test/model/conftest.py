@@ -63,3 +63,13 @@ def mixed_tree():
 @pytest.fixture
 def mixed_tree_data():
     return mixed_tree_dict()
+
+
+@pytest.fixture(scope="session")
+def spherical_root():
+    """The mixed tree with a spherical joint at the base: the mass matrix then depends on the root's own angles."""
+    data = mixed_tree_dict()
+    data["links"][0]["joint"] = {"name": "ja", "type": "spherical", "axes": [[0.0, 0.0, 1.0], [0.0, 1.0, 0.0],
+                                                                            [1.0, 0.0, 0.0]],
+                                 "origin": [0.1, 0.0, 0.2], "rpy": [0.1, -0.2, 0.3]}
+    return model_from_dict(data)

@@ -8,7 +8,7 @@ from discrete_robot.model.description import model_from_dict
 from discrete_robot.model.dynamics import RigidBodySystem
 from discrete_robot.model.lagrangian import LagrangianSystem
 
-MODELS = ["planar_2link", "arm_6dof", "mixed_tree"]
+MODELS = ["planar_2link", "arm_6dof", "mixed_tree", "spherical_root"]
 
 
 def _configurations(model, count=3, seed=0):
