@@ -46,8 +46,10 @@ that distance in the limiting direction perp(v) sign(omega) (sign(0) = +1) and
 center of rotation is NaN.
 """
 
+import contextlib
 import enum
 import logging
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -168,7 +170,7 @@ def predict_at_contact(obj: PushedObject, contact: Contact, pusher_velocity: np.
                        contact_friction: float) -> PushPrediction:
     """:func:`predict_push` for an already validated contact (the simulation's inner call)."""
     velocity = np.asarray(pusher_velocity, dtype=float)[:2]
-    speed = float(np.linalg.norm(velocity))
+    speed = math.hypot(velocity[0], velocity[1])
     normal = contact.normal
     if velocity @ normal <= 1e-12 * speed:
         zero = np.zeros(2)
@@ -183,6 +185,8 @@ def predict_at_contact(obj: PushedObject, contact: Contact, pusher_velocity: np.
     force = _force_in_cone(forces, normal, left, mu)
     if force is not None:
         mode = ContactMode.STICKING
+        # Euler: P(xi) = g . xi for every subgradient g = [f; perp(c) . f], and u(xi) = direction
+        local_power = force @ direction
     else:
         side = 1.0 if forces[0] @ left > 0.0 else -1.0
         mode = ContactMode.SLIDING_LEFT if side > 0.0 else ContactMode.SLIDING_RIGHT
@@ -198,17 +202,18 @@ def predict_at_contact(obj: PushedObject, contact: Contact, pusher_velocity: np.
         if side * slip < -1e-8:
             raise ConvergenceError(f"{mode.value}: slip {slip:.3g} has the wrong sign for its friction")
         force = (load @ wrench) / (wrench @ wrench) * edge
-    return _to_object_frame(obj, contact, velocity, speed, twist, force, mode)
+        local_power = load @ twist
+    return _to_object_frame(obj, contact, velocity, speed, twist, force, mode, local_power)
 
 
-def _to_object_frame(obj, contact, velocity, speed, local_twist, local_force, mode) -> PushPrediction:
-    """Undo the local scaling: local twist per unit local finger speed -> object-frame SI twist."""
+def _to_object_frame(obj, contact, velocity, speed, local_twist, local_force, mode, local_power) -> PushPrediction:
+    """Undo the local scaling: local twist and support power per unit local finger speed -> object-frame SI."""
     local_twist = local_twist * speed / obj.scale
     omega = float(local_twist[2])
     centroid_velocity = obj.scale * local_twist[:2]
     origin_velocity = centroid_velocity - omega * perp(obj.origin)
     far = COR_FAR_FACTOR * obj.scale
-    centroid_speed = float(np.linalg.norm(centroid_velocity))
+    centroid_speed = math.hypot(centroid_velocity[0], centroid_velocity[1])
     is_translation = centroid_speed >= far * abs(omega)
     if is_translation:
         sign = 1.0 if omega >= 0.0 else -1.0
@@ -216,7 +221,7 @@ def _to_object_frame(obj, contact, velocity, speed, local_twist, local_force, mo
     else:
         cor = obj.origin + perp(centroid_velocity) / omega
     force = obj.friction_load * local_force
-    support_power = obj.friction_load * obj.scale * obj.support.dissipation(local_twist)[0]
+    support_power = obj.friction_load * speed * local_power
     return PushPrediction(twist=np.array([*origin_velocity, omega]), center_of_rotation=cor, mode=mode,
                           contact_force=force, power=float(force @ velocity), support_power=float(support_power),
                           contact=contact, pusher_velocity=velocity, is_translation=bool(is_translation))
@@ -321,12 +326,13 @@ def _resting_point_forces(support: PointSupport, twist: np.ndarray, c: np.ndarra
 
 
 def _null_basis(wrench: np.ndarray) -> np.ndarray:
-    """Orthonormal basis (3, 2) of the plane orthogonal to ``wrench``."""
-    unit = wrench / np.linalg.norm(wrench)
-    helper = np.eye(3)[int(np.argmin(np.abs(unit)))]
-    first = np.cross(unit, helper)
-    first /= np.linalg.norm(first)
-    return np.column_stack([first, np.cross(unit, first)])
+    """Orthonormal basis (3, 2) of the plane orthogonal to ``wrench`` (Duff et al. 2017, "Building an
+    orthonormal basis, revisited"; written out because this runs in the solver's inner loop)."""
+    x, y, z = wrench / math.sqrt(wrench @ wrench)
+    sign = math.copysign(1.0, z)
+    a = -1.0 / (sign + z)
+    b = x * y * a
+    return np.array([[1.0 + sign * x * x * a, b], [sign * b, sign + y * y * a], [-sign * x, -y]])
 
 
 def _ellipsoid_guess(support: SupportFriction, wrench: np.ndarray) -> np.ndarray:
@@ -362,6 +368,8 @@ def _twist_for_wrench(support: SupportFriction, wrench: np.ndarray):
         return twist, gradient
     if not isinstance(support, PointSupport):
         raise ConvergenceError(f"no twist found for the edge wrench {wrench.tolist()}")
+    with contextlib.suppress(ConvergenceError):  # most stalls end on the kink itself: cheap to check first
+        return _resting_point_twist(support, wrench, int(np.argmin(support.speeds(twist))))
     points = support.points
     count = len(points)
     matrices = np.zeros((count, 2, 3))
@@ -387,11 +395,13 @@ def _newton_on_plane(support: SupportFriction, wrench: np.ndarray, start: np.nda
     short_steps = 0
     for _ in range(MAX_ITERATIONS):
         reduced = basis.T @ gradient
-        if np.linalg.norm(reduced) <= NEWTON_TOLERANCE * np.linalg.norm(gradient):
+        if reduced @ reduced <= NEWTON_TOLERANCE ** 2 * (gradient @ gradient):
             return on_plane + basis @ z, gradient, True
-        curvature = basis.T @ hessian @ basis
-        curvature += 1e-14 * np.trace(curvature) * np.eye(2)
-        step = -np.linalg.solve(curvature, reduced)
+        (h11, h12), (_, h22) = basis.T @ hessian @ basis
+        regular = 1e-14 * (h11 + h22)
+        h11, h22 = h11 + regular, h22 + regular
+        step = np.array([h12 * reduced[1] - h22 * reduced[0], h12 * reduced[0] - h11 * reduced[1]]) / (
+            h11 * h22 - h12 * h12)
         decrease = reduced @ step
         # below rounding of P the Armijo test cannot tell; the gradient still can, so take the Newton step
         resolvable = -decrease > 1e-11 * power
