@@ -20,6 +20,7 @@ from transforms3d.euler import mat2euler
 from discrete_robot.errors import ModelError
 from discrete_robot.model.description import JointType, RobotModel
 
+WORLD_FRAME = "world"
 DEFAULT_RADIUS = 0.02  # m, the thin capsule drawn for links without geometry
 DUMMY_RADIUS = 0.005   # m, the marker drawn for the massless links inside multi-DOF joints
 # URDF limits are plain numbers; an unlimited value is written as this magnitude.
@@ -110,6 +111,8 @@ def _joint(robot: ET.Element, name: str, kind: JointType, parent: str, child: st
 def to_urdf(model: RobotModel) -> str:
     """The URDF XML text of ``model`` (movable joint names == ``model.joint_names``)."""
     link_names = {model.base.name} | {link.name for link in model.links}
+    if WORLD_FRAME in link_names:
+        raise ModelError(f"model '{model.name}': '{WORLD_FRAME}' is the inertial frame, not a link name")
     dummies = {name for link in model.links for name in link.joint.dof_names[:-1]}
     if link_names & dummies:
         raise ModelError(f"model '{model.name}': link name(s) {sorted(link_names & dummies)} clash with the URDF "
@@ -120,6 +123,14 @@ def to_urdf(model: RobotModel) -> str:
         _inertial(base, model.base.mass, model.base.com, model.base.inertia)
     base_geometry = model.base.geometry or {"type": "sphere", "radius": 2 * DEFAULT_RADIUS}
     _visuals(base, base_geometry, model.base.com, np.zeros(3))
+    if not model.base.floating:
+        # A fixed base is bolted to the inertial frame (REP 105 `world`): robot_state_publisher then
+        # publishes world -> base itself, and RViz can use `world` as its fixed frame. A floating
+        # base's world pose is the simulator's to publish.
+        ET.SubElement(robot, "link", name=WORLD_FRAME)
+        fixed = ET.SubElement(robot, "joint", name=f"{WORLD_FRAME}_to_{model.base.name}", type="fixed")
+        ET.SubElement(fixed, "parent", link=WORLD_FRAME)
+        ET.SubElement(fixed, "child", link=model.base.name)
     for link in model.links:
         joint = link.joint
         parent = link.parent

@@ -26,13 +26,16 @@ def test_urdf_joints_links_visuals_and_inertias(request, name):
     movable = [j.get("name") for j in robot.findall("joint") if j.get("type") != "fixed"]
     assert movable == list(model.joint_names)
     links = {link.get("name"): link for link in robot.findall("link")}
+    assert links.pop("world").find("visual") is None  # the inertial frame, not a body
     assert all(link.find("visual/geometry") is not None for link in links.values())
     for link in model.links:
         assert float(links[link.name].find("inertial/mass").get("value")) == link.mass
         inertia = links[link.name].find("inertial/inertia")
         assert float(inertia.get("iyy")) == link.inertia[1, 1] and float(inertia.get("ixy")) == link.inertia[0, 1]
     children = {j.find("child").get("link") for j in robot.findall("joint")}
-    assert set(links) - children == {model.base.name}  # a single root: the base
+    assert set(links) - children == set()  # one tree below world, bolted to the fixed base
+    (anchor,) = [j for j in robot.findall("joint") if j.find("parent").get("link") == "world"]
+    assert anchor.get("type") == "fixed" and anchor.find("child").get("link") == model.base.name
 
 
 def _urdf_forward_kinematics(robot: ET.Element, positions: dict) -> dict:
@@ -50,6 +53,10 @@ def _urdf_forward_kinematics(robot: ET.Element, positions: dict) -> dict:
                 continue
             R, p = poses[parent]
             origin = joint.find("origin")
+            if joint.get("type") == "fixed" and origin is None:
+                poses[joint.find("child").get("link")] = (R, p)
+                pending.remove(joint)
+                continue
             R_joint = R @ euler2mat(*_floats(origin.get("rpy")), axes="sxyz")
             p_joint = p + R @ _floats(origin.get("xyz"))
             axis = _floats(joint.find("axis").get("xyz"))
