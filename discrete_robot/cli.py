@@ -74,7 +74,9 @@ def build_parser(capability: str | None) -> argparse.ArgumentParser:
 
 
 def render(result, as_json: bool) -> str:
-    """Text for the terminal: one JSON document, or the same data as readable YAML."""
+    """Text for the terminal: one JSON document, or the same data as readable YAML; text as it is."""
+    if isinstance(result, str):
+        return result.rstrip()
     plain = to_jsonable(result)
     if as_json:
         return json.dumps(plain)

@@ -15,6 +15,7 @@ from discrete_robot.discrete.integrators import IntegratorKind, make_stepper
 from discrete_robot.errors import InputError
 from discrete_robot.model.description import load_model, package_config_path
 from discrete_robot.model.dynamics import RigidBodySystem
+from discrete_robot.model.urdf import to_urdf
 from discrete_robot.plotting import new_figure, save_figure
 from discrete_robot.variational.experiments import add_experiment_command
 
@@ -38,7 +39,21 @@ def add_commands(parser, common) -> None:
     simulate.add_argument("--qd0", type=float, nargs="+", default=None,
                           help="initial joint velocities, rad/s or m/s (default: zero)")
     simulate.set_defaults(run=run_simulate)
+    urdf = sub.add_parser("urdf", parents=[common], help="write the URDF of a model file (as robot_description)")
+    urdf.add_argument("--model", type=Path, required=True, help="model YAML (docs/model_format.md)")
+    urdf.add_argument("--output", type=Path, default=None, help="URDF file to write (default: print it)")
+    urdf.set_defaults(run=run_urdf)
     add_experiment_command(sub, common)
+
+
+def run_urdf(args):
+    """The URDF text (printed as it is), or a summary when it was written to --output."""
+    text = to_urdf(load_model(args.model))
+    if args.output is None:
+        return text
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(text)
+    return {"model": args.model, "urdf": args.output}
 
 
 def _initial(values, default: np.ndarray, what: str, names) -> np.ndarray:
