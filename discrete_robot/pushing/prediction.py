@@ -317,7 +317,7 @@ def _resting_point_forces(support: PointSupport, twist: np.ndarray, c: np.ndarra
     distance = np.linalg.norm(lever)
     if distance <= 1e-12:
         raise ConvergenceError("the sticking motion rotates about a support point at the contact point")
-    # moments about c: M - perp(c).G - perp(r_k - c).g = 0, i.e. perp(c - r_k).g = M - perp(c).G
+    # moments about the origin: perp(c).(G + g) = M + perp(r_k).g, i.e. perp(c - r_k).g = M - perp(c).G
     normal_part = (gradient[2] - perp(c) @ gradient[:2]) / distance
     half_chord = np.sqrt(max(support.weights[k] ** 2 - normal_part ** 2, 0.0))
     along = lever / distance
