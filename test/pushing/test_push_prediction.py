@@ -388,3 +388,28 @@ def test_push_round_finger_that_would_overlap_a_notch_is_rejected():
     predict_push(obj, (0.05, 0.05), (0.0, -0.1), 0.3, pusher_radius=0.009)
     with pytest.raises(InputError, match="overlap"):
         predict_push(obj, (0.05, 0.05), (0.0, -0.1), 0.3, pusher_radius=0.015)
+
+
+def test_push_sticking_rotation_about_a_heavy_support_point_on_the_push_line():
+    """The sticking motions' centers of rotation lie on the line through the contact perpendicular to the push;
+    a heavy support point on that line becomes the pivot (a kink of P): the finger force and that point's
+    static friction, within its share of mu N, balance the other points' Coulomb forces."""
+    square = [[0, 0], [1, 0], [1, 1], [0, 1]]
+    points = np.array([[0.0, 0.8], [0.9, 0.5], [0.6, 0.1]])
+    weights = np.array([10.0, 1.0, 1.0])
+    obj = make_pushed_object(square, 0.5, 2.0, support_points=points, support_weights=weights)
+    contact, velocity = np.array([0.0, 0.2]), np.array([1.0, 0.0])
+    prediction = predict_push(obj, contact, velocity, 0.8)
+    assert prediction.mode is ContactMode.STICKING
+    np.testing.assert_allclose(prediction.center_of_rotation, points[0], atol=1e-12)
+    check_mode_conditions(prediction, 0.8)
+    capacity = 0.5 * 2.0 * weights / weights.sum()
+    f = prediction.contact_force
+    residual = np.array([*f, moment(contact, f)])
+    for point, limit in zip(points[1:], capacity[1:], strict=True):
+        v = prediction.twist[:2] + prediction.twist[2] * np.array([-point[1], point[0]])
+        friction = -limit * v / np.linalg.norm(v)
+        residual += np.array([*friction, moment(point, friction)])
+    static = -residual[:2]  # the pivot's friction must cancel the remaining force, and its moment with it
+    assert residual[2] == pytest.approx(moment(points[0], residual[:2]), abs=1e-12)
+    assert np.linalg.norm(static) <= capacity[0]
