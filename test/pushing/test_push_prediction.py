@@ -140,7 +140,6 @@ def check_mode_conditions(prediction, mu):
     scale = np.linalg.norm(vp)
     fn, ft = f @ n, f @ t
     slip = (vp - u) @ t
-    event(prediction.mode.value)
     if prediction.mode is ContactMode.SEPARATING:
         assert vp @ n <= 1e-12 * scale and not np.any(f) and not np.any(prediction.twist)
         return
@@ -164,6 +163,7 @@ def test_push_balance_against_independent_friction_integral(push, support_fricti
     vertices, contact, velocity, mu = push
     obj = make_pushed_object(vertices, support_friction, weight)
     prediction = predict_push(obj, contact, velocity, mu)
+    event(prediction.mode.value)
     check_mode_conditions(prediction, mu)
     assume(prediction.mode is not ContactMode.SEPARATING)
     f = prediction.contact_force
@@ -186,6 +186,7 @@ def test_push_balance_with_weighted_support_points(push, count, random):
     weights = np.array([random.uniform(0.1, 1.0) for _ in points])
     obj = make_pushed_object(vertices, 0.5, 3.0, support_points=points, support_weights=weights)
     prediction = predict_push(obj, contact, velocity, mu)
+    event(prediction.mode.value)
     check_mode_conditions(prediction, mu)
     assume(prediction.mode is not ContactMode.SEPARATING)
     capacity = 0.5 * 3.0 * weights / weights.sum()
