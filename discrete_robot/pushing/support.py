@@ -47,11 +47,14 @@ import numpy as np
 
 from discrete_robot.pushing.polygon import centroid, perp, signed_area
 
-#: beyond this many footprint radii from the centroid the center of rotation counts as far (Gauss rule branch):
-#: there the closed forms lose ~eps FAR^2 to cancellation and the Gauss rule errs by ~FAR^(-2 order); the two
-#: branches agree to ~1e-13 at the switch (measured on random directions for a non-convex pentagon).
+#: beyond this many footprint radii from the centroid the center of rotation counts as far (quadrature branch):
+#: there the closed forms lose ~eps FAR^2 to cancellation while the fixed rules err by ~FAR^(-2 order); the
+#: branches agree to ~1e-11 at the switch (measured on random directions for a triangle, a non-convex pentagon,
+#: a 20-point star and a 360-gon).
 FAR_FACTOR = 10.0
+#: Gauss-Legendre points per direction on each fan triangle
 GAUSS_ORDER = 6
+#: polynomial degree of the bounding-box Chebyshev rule (used when it has fewer points than the fan rule)
 FAR_DEGREE = 9
 
 
