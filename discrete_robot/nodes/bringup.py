@@ -6,7 +6,10 @@ checks that the two name the same nodes, executables and files), on one
 multi-threaded executor. A node that fails to start is reported by name and
 the others run on. Ctrl-C stops everything cleanly.
 
-    bringup [--only discrete_robot_node ...] [--ros-args -p model_file:=/path/arm.yaml]
+    bringup [--only discrete_robot_node ...] [--model-file /path/arm.yaml] [--ros-args ...]
+
+``--model-file`` goes to the arm's simulator and planner only, as bringup.launch.py's
+``model_file`` argument does (``-p model_file:=`` would reach the space robot too).
 """
 
 import argparse
@@ -25,11 +28,15 @@ from discrete_robot.model.description import package_config_path
 
 @dataclass(frozen=True)
 class Component:
-    """One node of the system: its name (= console_scripts executable), module, config and launch file."""
+    """One node of the system: its name (= console_scripts executable), config and launch file.
+
+    ``arm_model`` marks the nodes that load the arm model given as bringup's model file.
+    """
 
     node: str
     config: str
     launch_file: str
+    arm_model: bool = False
 
     @property
     def module(self) -> str:
@@ -42,8 +49,8 @@ class Component:
 
 
 COMPONENTS = (
-    Component("discrete_robot_node", "discrete_robot.yaml", "discrete_robot.launch.py"),
-    Component("trajectory_planner_node", "trajectory_planner.yaml", "trajectory_planner.launch.py"),
+    Component("discrete_robot_node", "discrete_robot.yaml", "discrete_robot.launch.py", arm_model=True),
+    Component("trajectory_planner_node", "trajectory_planner.yaml", "trajectory_planner.launch.py", arm_model=True),
     Component("space_robot_node", "space_robot.yaml", "space_robot.launch.py"),
     Component("push_predictor_node", "push_predictor.yaml", "push_predictor.launch.py"),
 )
@@ -65,15 +72,23 @@ def main(args: list[str] | None = None) -> int:
     argv = sys.argv if args is None else ["bringup", *args]
     parser = argparse.ArgumentParser(prog="bringup", description=__doc__.splitlines()[0])
     parser.add_argument("--only", nargs="+", choices=[c.node for c in COMPONENTS], help="start only these nodes")
+    parser.add_argument("--model-file", help="arm model YAML for the simulator and the planner")
     options = parser.parse_args(remove_ros_args(argv)[1:])
     components = [c for c in COMPONENTS if not options.only or c.node in options.only]
+    missing = [c for c in components if not package_config_path(c.config).exists()]
+    components = [c for c in components if c not in missing]
     params = [arg for c in components for arg in ("--params-file", str(package_config_path(c.config)))]
+    overrides = [f"{c.node}:model_file:={options.model_file}" for c in components
+                 if c.arm_model and options.model_file]
+    params += [arg for override in overrides for arg in ("-p", override)]
     # rclpy's SIGINT handler shuts the context down, which ends executor.spin(); it then chains to
     # Python's handler, whose KeyboardInterrupt would land in the middle of the clean-up below
     # (the multi-threaded executor returns before it arrives). Chain to a no-op instead.
     signal.signal(signal.SIGINT, lambda *_: None)
     rclpy.init(args=["bringup", "--ros-args", *params, *_ros_args_of(argv)])
     logger = rclpy.logging.get_logger("bringup")
+    for component in missing:
+        logger.error(f"{component.node} failed to start: no parameter file {package_config_path(component.config)}")
     nodes = start_nodes(components, logger)
     executor = MultiThreadedExecutor()
     for node in nodes:
@@ -88,7 +103,7 @@ def main(args: list[str] | None = None) -> int:
         for node in nodes:
             node.destroy_node()
         rclpy.try_shutdown()
-    return 0 if len(nodes) == len(components) else 1
+    return 0 if len(nodes) == len(components) and not missing else 1
 
 
 def _ros_args_of(argv: list[str]) -> list[str]:

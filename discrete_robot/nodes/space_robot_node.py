@@ -19,6 +19,9 @@ Subscribes
   acts at that body's CoM and force and torque are in that body's frame; held until the next wrench for
   the same body (a zero wrench removes it).
 
+Broadcasts ``world`` -> ``<frame_prefix><base>`` on /tf where tf2_ros is installed (every ROS 2
+install; not the PyPI wheels), so robot_state_publisher's frames of the arms hang off the moving base.
+
 Bad commands (wrong length, NaN, unknown body) are logged and ignored; the simulation runs on.
 """
 
@@ -47,6 +50,12 @@ from discrete_robot.space.robot import SpaceRobot
 from discrete_robot.space.simulation import Simulator
 from discrete_robot.space.state import rest_state
 
+try:
+    from geometry_msgs.msg import TransformStamped
+    from tf2_ros import TransformBroadcaster
+except ImportError:  # the embedded PyPI runtime has no tf2_ros: base_pose still carries the pose
+    TransformBroadcaster = None
+
 DEFAULT_MODEL = "space_robot_dual_arm.yaml"
 MOMENTUM_LABELS = "P_x P_y P_z L_x L_y L_z kinetic_energy c_x c_y c_z"
 
@@ -62,6 +71,9 @@ PARAMETERS = [
                   value_range=(1e-3, 100.0), read_only=True),
     ParameterSpec("apply_paper_loads", False, "apply the paper's constant forces at the arm tips "
                                               "([1,-1,1] N on arm 1, [2,-2,-2] N on arm 2, link frames)",
+                  read_only=True),
+    ParameterSpec("frame_prefix", "space_robot/", "prefix of the TF frames (as robot_state_publisher's "
+                                                  "frame_prefix); the base frame is <prefix><base name>",
                   read_only=True),
 ]
 
@@ -89,6 +101,8 @@ class SpaceRobotNode(Node):
         self.momentum_pub = self.create_publisher(Float64MultiArray, "space_robot/momentum", STATE_QOS)
         description = self.create_publisher(String, "space_robot/robot_description", LATCHED_QOS)
         description.publish(String(data=to_urdf(model)))
+        self.base_frame = values["frame_prefix"] + model.base.name
+        self.tf_broadcaster = TransformBroadcaster(self) if TransformBroadcaster is not None else None
         self.create_subscription(Float64MultiArray, "space_robot/joint_torque_commands", self.on_torques, STATE_QOS)
         self.create_subscription(WrenchStamped, "space_robot/external_wrench", self.on_wrench, STATE_QOS)
         self.create_timer(1.0 / values["publish_rate"], self.tick)
@@ -149,6 +163,13 @@ class SpaceRobotNode(Node):
         origin = sample.state.base_position - base_rotation @ self.robot.base_com
         pose.pose = pose_msg(origin, sample.state.base_orientation)
         self.pose_pub.publish(pose)
+        if self.tf_broadcaster is not None:
+            transform = TransformStamped(header=pose.header, child_frame_id=self.base_frame)
+            position = pose.pose.position
+            transform.transform.translation.x, transform.transform.translation.y = position.x, position.y
+            transform.transform.translation.z = position.z
+            transform.transform.rotation = pose.pose.orientation
+            self.tf_broadcaster.sendTransform(transform)
         momentum = sample.momentum
         data = np.concatenate([momentum.linear, momentum.angular, [momentum.kinetic_energy], momentum.center_of_mass])
         msg = Float64MultiArray(data=[float(v) for v in data])

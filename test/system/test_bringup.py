@@ -57,7 +57,7 @@ def test_a_node_that_fails_to_start_is_reported_by_name(ros, tmp_path):
                       "links:\n  - name: l1\n    parent: base_link\n"
                       "    joint: {name: j1, type: revolute, axis: [0.0, 0.0, 1.0]}\n"
                       "    mass: -1.0\n    com: [0.5, 0.0, 0.0]\n    inertia: [0.01, 0.01, 0.01]\n")
-    bringup = ros.start("bringup", params={"model_file": str(broken)})
+    bringup = ros.start("bringup", args=["--model-file", str(broken)])
     ros.wait_for_message("space_robot/joint_states", JointState, timeout=30.0)  # the others run on
     status = bringup.stop(timeout=10.0)
     log = bringup.log()

@@ -44,6 +44,13 @@ def launched_nodes(path: Path) -> list[dict]:
     return nodes
 
 
+def bringup_includes() -> dict[str, tuple[str, ...]]:
+    """bringup.launch.py's CAPABILITIES: included launch file -> launch arguments forwarded to it."""
+    tree = ast.parse((REPO / "launch" / "bringup.launch.py").read_text())
+    return ast.literal_eval(next(n.value for n in ast.walk(tree)
+                                 if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", None) == "CAPABILITIES"))
+
+
 def node_parameter_names(node_name: str) -> set[str]:
     module = importlib.import_module(f"discrete_robot.nodes.{node_name}")
     return {spec.name for spec in module.PARAMETERS}
@@ -98,10 +105,7 @@ def test_composed_bringup_matches_the_launch_files():
     for component in COMPONENTS:
         assert launched_nodes(REPO / "launch" / component.launch_file)[0]["name"] == component.node
         assert component.node == component.node_class().NODE_NAME
-    included = ast.literal_eval(next(
-        n.value for n in ast.walk(ast.parse((REPO / "launch" / "bringup.launch.py").read_text()))
-        if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", None) == "CAPABILITIES"))
-    assert set(included) == {c.launch_file for c in COMPONENTS}
+    assert set(bringup_includes()) == {c.launch_file for c in COMPONENTS}
 
 
 def test_every_package_file_named_by_launch_exists():
@@ -136,3 +140,8 @@ def test_launch_file_builds_with_a_real_launch_install(path):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     assert module.generate_launch_description().entities
+
+
+def test_bringup_gives_the_arm_model_to_the_same_nodes_as_the_launch_file():
+    with_model = {name for name, forwarded in bringup_includes().items() if "model_file" in forwarded}
+    assert with_model == {c.launch_file for c in COMPONENTS if c.arm_model}
