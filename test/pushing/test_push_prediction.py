@@ -54,20 +54,27 @@ def table_friction_load(vertices, twist, friction_load):
     Along a vertical chord at x, with the rotation center p, a = x - p_x,
     b = y - p_y, rho = |r - p| and v_hat = sign(w) (-b, a) / rho, the y
     integrals are elementary: int b/rho db = rho, int db/rho = asinh(b/|a|),
-    int b^2/rho db = (b rho - a^2 asinh(b/|a|)) / 2. The x integral is adaptive
-    (scipy quad_vec) between the vertices' abscissae and p_x.
+    int b^2/rho db = (b rho - a^2 asinh(b/|a|)) / 2. Those lose digits to
+    cancellation when p is far, where the integrand is smooth: there the chord
+    integral is 24-point Gauss-Legendre on v_hat itself. The x integral is
+    adaptive (scipy quad_vec) between the vertices' abscissae and p_x.
     """
-    area, _ = shoelace(vertices)
+    area, centroid = shoelace(vertices)
     v, w = np.asarray(twist[:2], dtype=float), float(twist[2])
-    if w == 0.0:
-        u = v / np.linalg.norm(v)
+    size = np.max(np.linalg.norm(vertices - centroid, axis=1))
+    breaks = vertices[:, 0]
+    if np.linalg.norm(v + w * np.array([-centroid[1], centroid[0]])) > 3.0 * size * abs(w):
+        nodes, weights = np.polynomial.legendre.leggauss(24)
 
         def inner(x):
-            low, high = chords(vertices, x)
-            length, half_squares = np.sum(high - low), np.sum(high ** 2 - low ** 2) / 2
-            return np.array([u[0] * length, u[1] * length, x * u[1] * length - u[0] * half_squares])
-
-        breaks = vertices[:, 0]
+            total = np.zeros(3)
+            for low, high in zip(*chords(vertices, x), strict=True):
+                y = 0.5 * (high + low) + 0.5 * (high - low) * nodes
+                velocity = np.column_stack([v[0] - w * y, v[1] + w * x + 0.0 * y])
+                unit = velocity / np.linalg.norm(velocity, axis=1)[:, None]
+                values = np.column_stack([unit, x * unit[:, 1] - y * unit[:, 0]])
+                total += 0.5 * (high - low) * weights @ values
+            return total
     else:
         px, py, sign = -v[1] / w, v[0] / w, np.sign(w)
 
@@ -83,7 +90,7 @@ def table_friction_load(vertices, twist, friction_load):
 
             return sign * np.sum(primitive(high) - primitive(low), axis=1)
 
-        breaks = np.append(vertices[:, 0], px)
+        breaks = np.append(breaks, px)
     low, high = vertices[:, 0].min(), vertices[:, 0].max()
     knots = np.concatenate([[low], np.unique(breaks[(breaks > low) & (breaks < high)]), [high]])
     total = sum(quad_vec(inner, x0, x1, epsabs=1e-13, epsrel=1e-12, limit=400)[0]
@@ -414,3 +421,28 @@ def test_push_sticking_rotation_about_a_heavy_support_point_on_the_push_line():
     static = -residual[:2]  # the pivot's friction must cancel the remaining force, and its moment with it
     assert residual[2] == pytest.approx(moment(points[0], residual[:2]), abs=1e-12)
     assert np.linalg.norm(static) <= capacity[0]
+
+
+@pytest.mark.parametrize("vertices", [SYMMETRIC["arrow"], regular_polygon(40, 0.07, centre=(0.02, -0.01))],
+                         ids=["arrow", "40-gon"])
+@pytest.mark.parametrize("distance", [0.3, 2.0, 9.9, 10.1, 1e5, np.inf])
+def test_push_support_wrench_matches_the_independent_integral_near_and_far(vertices, distance):
+    """The exact uniform model on both sides of its closed-form / quadrature switch (10 footprint radii):
+    its gradient is the (negated) table load of the iterated integral, its Hessian the gradient's derivative."""
+    from discrete_robot.pushing.support import UniformPolygonSupport
+
+    support = UniformPolygonSupport(vertices)
+    direction = np.array([0.6, -0.8])
+    if np.isinf(distance):
+        twist = np.array([0.3, 0.4, 0.0])
+    else:
+        cor = support.centroid + distance * support.radius * direction
+        twist = np.array([cor[1], -cor[0], 1.0]) * 0.5  # rotation about cor, omega = 0.5
+    power, gradient, hessian = support.dissipation(twist, hessian=True)
+    load = table_friction_load(vertices, twist, 1.0)
+    np.testing.assert_allclose(gradient, -load, rtol=1e-9, atol=1e-10 * np.abs(load).max())
+    assert power == pytest.approx(gradient @ twist, rel=1e-12)
+    step = 1e-6 * np.linalg.norm(twist)
+    numeric = np.array([(support.dissipation(twist + step * e)[1] - support.dissipation(twist - step * e)[1])
+                        / (2 * step) for e in np.eye(3)])
+    np.testing.assert_allclose(hessian, numeric, rtol=1e-5, atol=1e-6 * np.abs(hessian).max())
