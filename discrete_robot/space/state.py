@@ -19,6 +19,7 @@ import numpy as np
 
 from discrete_robot.errors import InputError
 from discrete_robot.space.robot import JointKind, SpaceRobot, rotation_from_quaternion_wxyz
+from discrete_robot.validation import finite_vector
 
 
 @dataclass(frozen=True, eq=False)
@@ -51,7 +52,7 @@ def rest_state(robot: SpaceRobot, base_position=(0.0, 0.0, 0.0), base_orientatio
     successive rotation angles about the joint's axes (the reported representation).
     """
     positions = (np.concatenate([link.initial for link in robot.links]) if joint_positions is None
-                 else _vector(joint_positions, robot.dof, "joint positions"))
+                 else finite_vector(joint_positions, robot.dof, "joint positions"))
     angles = np.zeros(robot.angle_count)
     quaternions = np.zeros((robot.spherical_count, 4))
     for link in robot.links:
@@ -61,7 +62,7 @@ def rest_state(robot: SpaceRobot, base_position=(0.0, 0.0, 0.0), base_orientatio
         else:
             angles[link.angles] = values
     return SpaceRobotState(
-        base_position=_vector(base_position, 3, "base position"),
+        base_position=finite_vector(base_position, 3, "base position"),
         base_orientation=_unit_quaternion(base_orientation, "base orientation"),
         base_velocity=np.zeros(3), base_angular_velocity=np.zeros(3),
         joint_angles=angles, joint_orientations=quaternions, joint_rates=np.zeros(robot.dof))
@@ -112,17 +113,9 @@ def joint_positions(robot: SpaceRobot, state: SpaceRobotState) -> np.ndarray:
     return positions
 
 
-def _vector(values, length: int, what: str) -> np.ndarray:
-    array = np.asarray(values, dtype=float)
-    if array.shape != (length,):
-        raise InputError(f"{what}: expected {length} values, got shape {array.shape}")
-    if not np.all(np.isfinite(array)):
-        raise InputError(f"{what}: values must be finite, got {array.tolist()}")
-    return array
-
 
 def _unit_quaternion(values, what: str) -> np.ndarray:
-    quaternion = _vector(values, 4, what)
+    quaternion = finite_vector(values, 4, what)
     norm = np.linalg.norm(quaternion)
     if norm < 1e-6:
         raise InputError(f"{what}: a quaternion [w, x, y, z] must be nonzero, got {quaternion.tolist()}")

@@ -26,6 +26,7 @@ import numpy as np
 
 from discrete_robot.errors import ConvergenceError, InputError
 from discrete_robot.model.lagrangian import LagrangianSystem
+from discrete_robot.validation import finite_vector
 
 LOGGER = logging.getLogger(__name__)
 EPS = np.finfo(float).eps
@@ -42,14 +43,6 @@ class VariationalTrajectory:
     energy: np.ndarray
     newton_iterations: np.ndarray
 
-
-def _vector(name: str, value, n: int) -> np.ndarray:
-    array = np.asarray(value, dtype=float)
-    if array.shape != (n,):
-        raise InputError(f"{name}: expected {n} values, got shape {array.shape}")
-    if not np.all(np.isfinite(array)):
-        raise InputError(f"{name}: contains NaN or infinity ({array})")
-    return array
 
 
 def _time_step(h: float) -> float:
@@ -93,20 +86,20 @@ class MidpointVariationalIntegrator:
     def discrete_lagrangian(self, q0, q1, h: float) -> float:
         """L_d(q0, q1, h) = h [½ vᵀM(q̄)v − V(q̄)], J s."""
         n, h = self.dof, _time_step(h)
-        q0, q1 = _vector("q0", q0, n), _vector("q1", q1, n)
+        q0, q1 = finite_vector(q0, n, "q0"), finite_vector(q1, n, "q1")
         qm, v = 0.5 * (q0 + q1), (q1 - q0) / h
         return h * (0.5 * float(v @ self.system.mass_matrix(qm) @ v) - self.system.potential(qm))
 
     def d1_lagrangian(self, q0, q1, h: float) -> np.ndarray:
         """D1 L_d(q0, q1, h) = h/2 ∂L/∂q(q̄, v) − M(q̄) v, shape (n,) (momentum units)."""
         n, h = self.dof, _time_step(h)
-        M, _, a, v = self._midpoint_terms(_vector("q0", q0, n), _vector("q1", q1, n), h)
+        M, _, a, v = self._midpoint_terms(finite_vector(q0, n, "q0"), finite_vector(q1, n, "q1"), h)
         return 0.5 * h * a - M @ v
 
     def d2_lagrangian(self, q0, q1, h: float) -> np.ndarray:
         """D2 L_d(q0, q1, h) = h/2 ∂L/∂q(q̄, v) + M(q̄) v, shape (n,) (momentum units)."""
         n, h = self.dof, _time_step(h)
-        M, _, a, v = self._midpoint_terms(_vector("q0", q0, n), _vector("q1", q1, n), h)
+        M, _, a, v = self._midpoint_terms(finite_vector(q0, n, "q0"), finite_vector(q1, n, "q1"), h)
         return 0.5 * h * a + M @ v
 
     def _solve_position(self, q: np.ndarray, p_left: np.ndarray, h: float, guess: np.ndarray):
@@ -148,8 +141,8 @@ class MidpointVariationalIntegrator:
     def step(self, q, p, h: float, force=None) -> tuple[np.ndarray, np.ndarray]:
         """One step (q_k, p_k) ↦ (q_{k+1}, p_{k+1}) under a generalised force held over the step (N m or N)."""
         n, h = self.dof, _time_step(h)
-        q, p = _vector("q", q, n), _vector("p", p, n)
-        q1, p1, _ = self._step(q, p, h, np.zeros(n) if force is None else _vector("force", force, n))
+        q, p = finite_vector(q, n, "q"), finite_vector(p, n, "p")
+        q1, p1, _ = self._step(q, p, h, np.zeros(n) if force is None else finite_vector(force, n, "force"))
         return q1, p1
 
     def _step(self, q: np.ndarray, p: np.ndarray, h: float, force: np.ndarray):
@@ -166,7 +159,7 @@ class MidpointVariationalIntegrator:
         n, h = self.dof, _time_step(h)
         if n_steps < 0:
             raise InputError(f"n_steps must be non-negative, got {n_steps}")
-        q0, qd0 = _vector("q0", q0, n), _vector("qd0", qd0, n)
+        q0, qd0 = finite_vector(q0, n, "q0"), finite_vector(qd0, n, "qd0")
         if forces is None:
             forces = np.zeros((n_steps, n))
         else:
