@@ -33,13 +33,7 @@ import numpy as np
 
 from discrete_robot.errors import InputError
 from discrete_robot.pushing.power_program import PowerProgram, solve_power_program
-
-
-def _vector3(value, what: str) -> np.ndarray:
-    array = np.asarray(value, dtype=float)
-    if array.shape != (3,) or not np.all(np.isfinite(array)):
-        raise InputError(f"{what}: expected 3 finite values, got {np.asarray(value).tolist()}")
-    return array
+from discrete_robot.validation import finite_vector
 
 
 @dataclass(frozen=True)
@@ -50,7 +44,7 @@ class FixedPointDistance:
     point: Sequence[float]
 
     def directions(self, positions: np.ndarray) -> list[tuple[dict[int, np.ndarray], float]]:
-        return [({self.particle: positions[self.particle] - _vector3(self.point, "point")}, 0.0)]
+        return [({self.particle: positions[self.particle] - finite_vector(self.point, 3, "point")}, 0.0)]
 
 
 @dataclass(frozen=True)
@@ -74,7 +68,7 @@ class ImposedVelocityComponent:
     velocity: Sequence[float]
 
     def directions(self, positions):
-        e = _vector3(self.velocity, "velocity")
+        e = finite_vector(self.velocity, 3, "velocity")
         return [({self.particle: e}, float(e @ e))]
 
 
@@ -86,7 +80,7 @@ class ImposedVelocity:
     velocity: Sequence[float]
 
     def directions(self, positions):
-        v = _vector3(self.velocity, "velocity")
+        v = finite_vector(self.velocity, 3, "velocity")
         return [({self.particle: axis}, float(value)) for axis, value in zip(np.eye(3), v, strict=True)]
 
 
@@ -98,7 +92,7 @@ class PlanarMotion:
     normal: Sequence[float] = (0.0, 0.0, 1.0)
 
     def directions(self, positions):
-        return [({self.particle: _vector3(self.normal, "normal")}, 0.0)]
+        return [({self.particle: finite_vector(self.normal, 3, "normal")}, 0.0)]
 
 
 Constraint = FixedPointDistance | FixedParticleDistance | ImposedVelocityComponent | ImposedVelocity | PlanarMotion

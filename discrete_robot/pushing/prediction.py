@@ -59,6 +59,7 @@ from discrete_robot.pushing.object_model import PushedObject
 from discrete_robot.pushing.polygon import closest_on_outline, contains, outline_normal, perp
 from discrete_robot.pushing.power_program import PowerProgram, solve_power_program
 from discrete_robot.pushing.support import PointSupport, SupportFriction
+from discrete_robot.validation import finite_vector
 
 log = logging.getLogger(__name__)
 
@@ -116,12 +117,11 @@ class PushPrediction:
 
 
 def _finite_vector(value, what: str) -> np.ndarray:
+    """A planar vector from [x, y] or [x, y, z] (z ignored), finite."""
     array = np.asarray(value, dtype=float).ravel()
     if array.size not in (2, 3):
         raise InputError(f"{what}: expected [x, y], got {array.size} values")
-    if not np.all(np.isfinite(array)):
-        raise InputError(f"{what} must be finite, got {array.tolist()}")
-    return array[:2]
+    return finite_vector(array, array.size, what)[:2]
 
 
 def _non_negative(value, what: str) -> float:

@@ -379,8 +379,8 @@ def test_push_bad_object_fields_are_rejected(fields, match):
 @pytest.mark.parametrize("contact, velocity, mu, radius, match", [
     ((-0.04, 0.0), (0.1, 0.0), 0.3, 0.0, "off the footprint outline"),
     ((-0.05, 0.0), (0.0, 0.0), 0.3, 0.0, "zero"),
-    ((-0.05, 0.0), (float("nan"), 0.0), 0.3, 0.0, "pusher_velocity must be finite"),
-    ((-0.05, float("inf")), (0.1, 0.0), 0.3, 0.0, "contact_point must be finite"),
+    ((-0.05, 0.0), (float("nan"), 0.0), 0.3, 0.0, "pusher_velocity: values must be finite"),
+    ((-0.05, float("inf")), (0.1, 0.0), 0.3, 0.0, "contact_point: values must be finite"),
     ((-0.05, 0.0), (0.1, 0.0), -0.3, 0.0, "contact_friction"),
     ((-0.05, 0.0), (0.1, 0.0), 0.3, -0.01, "pusher_radius"),
 ])
