@@ -19,9 +19,15 @@ integrators) applied to the continuous equations of motion:
 import numpy as np
 
 from discrete_robot.model.lagrangian import LagrangianSystem
-from discrete_robot.planning.continuous_replay import arm_acceleration, pendulum_rates, replay_arm
-from discrete_robot.planning.dmoc import pendulum_swing_up, smooth_positions, time_grid, validated_endpoints
-from discrete_robot.planning.sqp import OptimalControlSolution, solve_sqp, stepwise_jacobian
+from discrete_robot.planning.continuous_replay import arm_acceleration, batch, pendulum_rates, replay_arm
+from discrete_robot.planning.dmoc import (
+    pendulum_swing_up,
+    smooth_positions,
+    step_pattern,
+    time_grid,
+    validated_endpoints,
+)
+from discrete_robot.planning.sqp import OptimalControlSolution, coloured_jacobian, solve_sqp
 from discrete_robot.variational.spherical_pendulum import SphericalPendulumParams
 
 
@@ -40,7 +46,7 @@ def pendulum_swing_up_rk(duration: float = 1.0, h: float = 0.033,
 
 
 def heun_arm_step(system: LagrangianSystem, q: np.ndarray, qd: np.ndarray, force: np.ndarray, h: float):
-    """One Heun step of M q̈ + c + ∇V = u with u held over the step; returns (q, q̇) at the next node."""
+    """Heun steps of M q̈ + c + ∇V = u with u held over the step; arrays (..., n); returns (q, q̇) at the next node."""
     a1 = arm_acceleration(system, q, qd, force)
     q_pred, qd_pred = q + h * qd, qd + h * a1
     a2 = arm_acceleration(system, q_pred, qd_pred, force)
@@ -61,34 +67,29 @@ def arm_point_to_point_rk(system: LagrangianSystem, q_start, q_goal, duration: f
         qd = np.vstack([np.zeros(n), inner[:, n:], np.zeros(n)])
         return q, qd, x[n_inner:].reshape(n_steps, n)
 
-    def step_residual(k: int, x: np.ndarray) -> np.ndarray:
+    def step_blocks(x: np.ndarray) -> np.ndarray:
+        """x_{k+1} − Heun(x_k, u_k) for every step, (N, 2n)."""
         q, qd, u = unpack(x)
-        q_next, qd_next = heun_arm_step(system, q[k], qd[k], u[k], h)
-        return np.concatenate([q[k + 1] - q_next, qd[k + 1] - qd_next])
+        q_next, qd_next = heun_arm_step(system, q[:-1], qd[:-1], u, h)
+        return np.hstack([q[1:] - q_next, qd[1:] - qd_next])
 
-    def equalities(x: np.ndarray) -> np.ndarray:
-        return np.concatenate([step_residual(k, x) for k in range(n_steps)])
-
-    def state_columns(k: int) -> list[int]:
-        return list(range((k - 1) * 2 * n, k * 2 * n)) if 1 <= k <= n_steps - 1 else []
-
-    columns = [np.array(state_columns(k) + state_columns(k + 1) + list(range(n_inner + k * n, n_inner + (k + 1) * n)))
-               for k in range(n_steps)]
-    rows = [np.arange(k * 2 * n, (k + 1) * 2 * n) for k in range(n_steps)]
-
-    def jacobian(x: np.ndarray) -> np.ndarray:
-        return stepwise_jacobian(step_residual, columns, x, rows, n_steps * 2 * n)
-
+    columns, rows = step_pattern(n_steps, 2 * n, n, 2 * n, 2 * n)
     q_guess = smooth_positions(q_start, q_goal, n_steps)
     qd_guess = np.gradient(q_guess, h, axis=0)
     qdd_guess = np.gradient(qd_guess, h, axis=0)
-    u_guess = np.array([system.mass_matrix(q) @ a + system.potential_gradient(q)
-                        for q, a in zip(q_guess[:-1], qdd_guess[:-1], strict=True)])
+    u_guess = (np.einsum("nij,nj->ni", batch(system, "mass_matrix", q_guess[:-1]), qdd_guess[:-1])
+               + batch(system, "potential_gradient", q_guess[:-1]))
     x0 = np.concatenate([np.hstack([q_guess, qd_guess])[1:-1].ravel(), u_guess.ravel()])
     bounds = None if effort is None else [(None, None)] * n_inner + [(-e, e) for e in np.tile(effort, n_steps)]
-    outcome = solve_sqp(lambda x: 0.5 * h * float(x[n_inner:] @ x[n_inner:]),
-                        lambda x: np.concatenate([np.zeros(n_inner), h * x[n_inner:]]), equalities, x0,
-                        equality_jacobian=jacobian, bounds=bounds, maxiter=maxiter)
+    def objective(x: np.ndarray) -> float:
+        return 0.5 * h * float(x[n_inner:] @ x[n_inner:])
+
+    def gradient(x: np.ndarray) -> np.ndarray:
+        return np.concatenate([np.zeros(n_inner), h * x[n_inner:]])
+
+    outcome = solve_sqp(objective, gradient, lambda x: step_blocks(x).ravel(), x0,
+                        equality_jacobian=lambda x: coloured_jacobian(step_blocks, x, columns, rows, n_steps * 2 * n),
+                        bounds=bounds, maxiter=maxiter, objective_scale=1.0 / max(objective(x0), 1e-12))
     _, _, u = unpack(outcome.x)
     q = np.empty((n_steps + 1, n))
     qd = np.zeros((n_steps + 1, n))

@@ -16,11 +16,23 @@ from discrete_robot.variational.spherical_pendulum import SphericalPendulumParam
 TOLERANCE = 1e-12
 
 
+def batch(system: LagrangianSystem, method: str, q: np.ndarray) -> np.ndarray:
+    """``system.<method>`` at configurations q of shape (..., n): one call if the system is ``vectorized``
+    (RigidBodySystem is), else one per configuration."""
+    function = getattr(system, method)
+    if getattr(system, "vectorized", False):
+        return np.asarray(function(q), dtype=float)
+    flat = q.reshape(-1, q.shape[-1])
+    values = np.array([np.asarray(function(x), dtype=float) for x in flat])
+    return values.reshape(q.shape[:-1] + values.shape[1:])
+
+
 def arm_acceleration(system: LagrangianSystem, q: np.ndarray, qd: np.ndarray, force: np.ndarray) -> np.ndarray:
-    """q̈ = M⁻¹(τ − c − ∇V) with c_r = Σ_ij (∂M_rj/∂q_i − ½ ∂M_ij/∂q_r) q̇_i q̇_j (rad/s² or m/s²)."""
-    D = system.mass_matrix_derivatives(q)
-    coriolis = np.einsum("irj,i,j->r", D, qd, qd) - 0.5 * np.einsum("rij,i,j->r", D, qd, qd)
-    return np.linalg.solve(system.mass_matrix(q), force - coriolis - system.potential_gradient(q))
+    """q̈ = M⁻¹(τ − c − ∇V), c_r = Σ_ij (∂M_rj/∂q_i − ½ ∂M_ij/∂q_r) q̇_i q̇_j (rad/s² or m/s²); arrays (..., n)."""
+    D = batch(system, "mass_matrix_derivatives", q)
+    coriolis = np.einsum("...irj,...i,...j->...r", D, qd, qd) - 0.5 * np.einsum("...rij,...i,...j->...r", D, qd, qd)
+    rhs = force - coriolis - batch(system, "potential_gradient", q)
+    return np.linalg.solve(batch(system, "mass_matrix", q), rhs[..., None])[..., 0]
 
 
 def replay_arm(system: LagrangianSystem, q0, qd0, h: float, forces: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -481,7 +481,8 @@ def plan_min_time_nlp(model: DiscreteForces, path: WaypointPath, limits: JointLi
         raise InfeasibleError(f"min-time NLP did not find a feasible motion: {result.message} "
                               f"(constraint violation {violation:.3g})")
     LOGGER.info("min-time NLP: %s after %d iterations", result.message, result.nit)
-    qd[-1] = 0.0
+    # q̇(N) stays as the smoothing formula gives it (zero to the solver's tolerance): forcing it to zero would
+    # break the model's equations in the last step.
     return _assemble(model, limits, q, qd, lengths / w, s, np.full(s.size, np.nan), 0, started, "nlp")
 
 

@@ -3,9 +3,8 @@
 Both optimal-control transcriptions hand scipy's SLSQP a quadratic effort objective, equality
 constraints from their discrete equations of motion and optional inequality constraints, so that any
 difference in the outcome comes from the discretisation and not from the solver. Constraint Jacobians
-of the collocation forms are assembled from per-step blocks (:func:`stepwise_jacobian`): each step's
-residual depends on a few neighbouring variables, so n_block finite differences per step replace a
-finite difference over every variable.
+of the collocation forms come from per-step blocks by coloured finite differences
+(:func:`coloured_jacobian`): each step's residual depends on a few neighbouring variables only.
 """
 
 import logging
@@ -59,22 +58,44 @@ def solve_sqp(objective: Callable, objective_gradient: Callable, equalities: Cal
     return SqpOutcome(x, bool(result.success), str(result.message), int(result.nit), elapsed, violation)
 
 
-def stepwise_jacobian(step_residual: Callable[[int, np.ndarray], np.ndarray], step_variables: list[np.ndarray],
-                      x: np.ndarray, residual_rows: list[np.ndarray], n_constraints: int) -> np.ndarray:
-    """Dense Jacobian of constraints that are sums of per-step residual blocks, by forward differences.
+def coloured_jacobian(step_blocks: Callable[[np.ndarray], np.ndarray], x: np.ndarray,
+                      step_variables: list[np.ndarray], step_rows: list[np.ndarray], n_rows: int) -> np.ndarray:
+    """Dense Jacobian of constraints assembled from per-step residual blocks, by coloured forward differences.
 
-    ``step_residual(k, x)`` returns block k's contribution (rows ``residual_rows[k]``), which depends only
-    on the variables ``step_variables[k]`` (indices into x). Blocks may share rows (their contributions
-    add), as the two halves of a discrete Euler–Lagrange equation do.
+    ``step_blocks(x)`` returns every step's block at once, shape (N, r); block k depends only on the variables
+    ``step_variables[k]`` and adds into the constraint rows ``step_rows[k]`` (blocks may share rows, as the
+    two halves of a discrete Euler–Lagrange equation do). Variables that no step shares are perturbed
+    together (greedy colouring), so a Jacobian costs one batched evaluation per colour — a few times the
+    number of variables per step — instead of one per variable (Curtis, Powell & Reid).
     """
-    jacobian = np.zeros((n_constraints, x.size))
-    for k, (columns, rows) in enumerate(zip(step_variables, residual_rows, strict=True)):
-        base = step_residual(k, x)
+    steps_of = [[] for _ in range(x.size)]
+    for k, columns in enumerate(step_variables):
         for column in columns:
-            shifted = x.copy()
-            delta = FD_STEP * max(1.0, abs(x[column]))
-            shifted[column] += delta
-            jacobian[rows, column] += (step_residual(k, shifted) - base) / delta
+            steps_of[column].append(k)
+    colours: list[list[int]] = []
+    busy: list[set[int]] = []
+    for column in np.argsort([-len(steps) for steps in steps_of], kind="stable"):
+        steps = set(steps_of[column])
+        if not steps:
+            continue
+        for colour, taken in zip(colours, busy, strict=True):
+            if not steps & taken:
+                colour.append(int(column))
+                taken |= steps
+                break
+        else:
+            colours.append([int(column)])
+            busy.append(set(steps))
+    base = step_blocks(x)
+    jacobian = np.zeros((n_rows, x.size))
+    for colour in colours:
+        shifted = x.copy()
+        delta = FD_STEP * np.maximum(1.0, np.abs(x[colour]))
+        shifted[colour] += delta
+        change = step_blocks(shifted) - base
+        for column, d in zip(colour, delta, strict=True):
+            for k in steps_of[column]:
+                jacobian[step_rows[k], column] += change[k] / d
     return jacobian
 
 

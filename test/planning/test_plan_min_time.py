@@ -210,8 +210,14 @@ def test_smooth_path_passes_the_waypoints_without_stopping(arm, limits):
     stops = plan_min_time(arm[1], WaypointPath([START, middle, GOAL]), limits, grid_points=24)
     assert smooth.method == "nlp"
     assert np.all(smooth.torque_utilisation <= 1.0 + 1e-6)
-    assert np.max(np.abs(replay(arm[1], smooth) - smooth.q)) <= 1e-9
+    # each step reproduces its node from the planned state to round-off; open loop, the unstable arm
+    # (upright at the goal) amplifies the Newton tolerance over the long first steps (1.2 s) to ~1e-9
+    for k in range(smooth.steps):
+        step = arm[1].step(smooth.q[k], smooth.qd[k], smooth.torques[k], smooth.dt[k])
+        assert np.max(np.abs(step.q - smooth.q[k + 1])) <= 1e-11
+    assert np.max(np.abs(replay(arm[1], smooth) - smooth.q)) <= 1e-8
     np.testing.assert_array_equal(smooth.q[-1], GOAL)
+    assert np.max(np.abs(smooth.qd[-1])) < 1e-6
     passing = np.argmin(np.linalg.norm(smooth.q - middle, axis=1))
     assert np.linalg.norm(smooth.q[passing] - middle) < 0.05
     assert np.linalg.norm(smooth.qd[passing]) > 0.5

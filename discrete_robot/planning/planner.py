@@ -1,0 +1,179 @@
+"""The planning service without ROS: validate a request against a robot model, plan, return a trajectory.
+
+One request shape for the ``plan_trajectory`` service and anything else that plans for a robot model:
+waypoints (first = start, last = goal) in the order of ``joint_names`` (empty = the model's order),
+optional per-joint torque and velocity limits (empty = the model file's), a method and, for
+``min_effort``, a duration. Every problem is reported as InputError (malformed request) or
+InfeasibleError (no motion satisfies the limits) with a reason naming the joint or waypoint.
+
+The returned :class:`PlannedTrajectory` is in the model's joint order, with positions, velocities,
+accelerations and efforts at every point: the effort at point k is the generalised force held from t_k to
+t_{k+1}, and at the last point the torque that holds the arm at rest at the goal (∇V), so an executor
+that keeps the last effort keeps the arm where it stopped.
+"""
+
+import enum
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from discrete_robot.discrete.dynamic_model import DiscreteDynamicModel
+from discrete_robot.errors import InfeasibleError, InputError
+from discrete_robot.model.description import RobotModel
+from discrete_robot.model.dynamics import RigidBodySystem
+from discrete_robot.planning.constraints import JointLimits
+from discrete_robot.planning.dmoc import arm_point_to_point_dmoc
+from discrete_robot.planning.min_time import plan_min_time
+from discrete_robot.planning.path import WaypointPath
+
+LOGGER = logging.getLogger(__name__)
+
+
+class PlanMethod(enum.Enum):
+    MIN_TIME = "min_time"
+    MIN_EFFORT = "min_effort"
+
+    @classmethod
+    def parse(cls, text: str) -> "PlanMethod":
+        """'' = min_time; anything unknown is an InputError listing the methods."""
+        if not text:
+            return cls.MIN_TIME
+        try:
+            return cls(text)
+        except ValueError:
+            raise InputError(f"unknown method {text!r}: use one of {', '.join(m.value for m in cls)}") from None
+
+
+@dataclass(frozen=True)
+class PlannerSettings:
+    """Defaults of the planning service (config/trajectory_planner.yaml)."""
+
+    grid_points: int = 100          # min-time path nodes over the whole path
+    smooth: bool = False            # pass interior waypoints without stopping (spline path, NLP planner)
+    time_step: float = 0.033        # s, min-effort (DMOC) step when the request gives no hint
+    max_min_effort_steps: int = 200  # bound on duration / time_step for min-effort requests
+
+    def __post_init__(self):
+        if self.grid_points < 3:
+            raise InputError(f"grid_points must be at least 3, got {self.grid_points}")
+        if not (np.isfinite(self.time_step) and self.time_step > 0.0):
+            raise InputError(f"time_step must be > 0 s, got {self.time_step}")
+        if self.max_min_effort_steps < 2:
+            raise InputError(f"max_min_effort_steps must be at least 2, got {self.max_min_effort_steps}")
+
+
+@dataclass(frozen=True)
+class PlannedTrajectory:
+    """Points (N+1) in the model's joint order: rad (m), rad/s, rad/s², N m (N)."""
+
+    joint_names: tuple[str, ...]
+    t: np.ndarray
+    positions: np.ndarray
+    velocities: np.ndarray
+    accelerations: np.ndarray
+    efforts: np.ndarray
+    method: PlanMethod
+    details: dict = field(default_factory=dict)
+
+    @property
+    def duration(self) -> float:
+        return float(self.t[-1])
+
+
+def _in_model_order(values, names: Sequence[str], model_names: Sequence[str], what: str) -> np.ndarray:
+    """A per-joint array given in ``names`` order, reordered to the model's; InputError on length or NaN."""
+    array = np.asarray(values, dtype=float).reshape(-1)
+    if array.size != len(names):
+        raise InputError(f"{what}: expected {len(names)} values (one per joint), got {array.size}")
+    if np.any(np.isnan(array)):
+        raise InputError(f"{what}: values must not be NaN, got {array.tolist()}")
+    order = [list(names).index(name) for name in model_names]
+    return array[order]
+
+
+class TrajectoryPlanner:
+    """Plans for one robot model on its discrete dynamic model (min_time) or midpoint VI (min_effort)."""
+
+    def __init__(self, model: RobotModel, settings: PlannerSettings | None = None):
+        self.model = model
+        self.settings = PlannerSettings() if settings is None else settings
+        self.system = RigidBodySystem(model)
+        self.discrete = DiscreteDynamicModel(self.system)
+
+    @property
+    def joint_names(self) -> tuple[str, ...]:
+        return tuple(self.model.joint_names)
+
+    def request_names(self, joint_names: Sequence[str]) -> list[str]:
+        """The request's joint order: the model's when empty, else a permutation of it (InputError otherwise)."""
+        names = list(joint_names)
+        if not names:
+            return list(self.joint_names)
+        if len(set(names)) != len(names) or set(names) != set(self.joint_names):
+            raise InputError(f"joint_names {names} do not match the model's joints {list(self.joint_names)} "
+                             "(give each exactly once, any order, or none)")
+        return names
+
+    def plan(self, waypoints, joint_names: Sequence[str] = (), max_effort: Sequence[float] = (),
+             max_velocity: Sequence[float] = (), method: str = "", duration: float = 0.0,
+             time_step_hint: float = 0.0) -> PlannedTrajectory:
+        """Validate and plan (see the module docstring)."""
+        names = self.request_names(joint_names)
+        chosen = PlanMethod.parse(method)
+        points = [np.asarray(p, dtype=float).reshape(-1) for p in waypoints]
+        if len(points) < 2:
+            raise InputError(f"need at least two waypoints (start and goal), got {len(points)}")
+        for i, point in enumerate(points):
+            if point.size != len(names):
+                raise InputError(f"waypoint {i}: expected {len(names)} positions, got {point.size}")
+            if not np.all(np.isfinite(point)):
+                raise InputError(f"waypoint {i}: positions must be finite, got {point.tolist()}")
+        model_names = list(self.joint_names)
+        q = np.array([_in_model_order(p, names, model_names, f"waypoint {i}") for i, p in enumerate(points)])
+        effort = None if len(max_effort) == 0 else _in_model_order(max_effort, names, model_names, "max_effort")
+        velocity = None if len(max_velocity) == 0 else _in_model_order(max_velocity, names, model_names,
+                                                                      "max_velocity")
+        limits = JointLimits.from_model(self.model, effort, velocity)
+        limits.check_positions(q)
+        for i in (0, len(q) - 1):
+            limits.check_holding(self.system.potential_gradient(q[i]), q[i])
+        if chosen is PlanMethod.MIN_TIME:
+            return self._min_time(q, limits)
+        return self._min_effort(q, limits, duration, time_step_hint)
+
+    def _holding(self, q: np.ndarray) -> np.ndarray:
+        return np.asarray(self.system.potential_gradient(q), dtype=float)
+
+    def _min_time(self, q: np.ndarray, limits: JointLimits) -> PlannedTrajectory:
+        plan = plan_min_time(self.discrete, WaypointPath(q, smooth=self.settings.smooth), limits,
+                             self.settings.grid_points)
+        efforts = np.vstack([plan.torques, self._holding(plan.q[-1])])
+        return PlannedTrajectory(self.joint_names, plan.t, plan.q, plan.qd, plan.accelerations, efforts,
+                                 PlanMethod.MIN_TIME,
+                                 {"steps": plan.steps, "planning_time_s": plan.planning_time, "planner": plan.method,
+                                  "max_torque_utilisation": float(np.max(plan.torque_utilisation))})
+
+    def _min_effort(self, q: np.ndarray, limits: JointLimits, duration: float, hint: float) -> PlannedTrajectory:
+        if len(q) != 2:
+            raise InputError(f"min_effort plans a point-to-point motion: give a start and a goal, got {len(q)} "
+                             "waypoints")
+        if not (np.isfinite(duration) and duration > 0.0):
+            raise InputError(f"min_effort needs duration > 0 s, got {duration}")
+        if not (np.isfinite(hint) and hint >= 0.0):
+            raise InputError(f"time_step_hint must be >= 0 s, got {hint}")
+        h = hint if hint > 0.0 else self.settings.time_step
+        if duration / h > self.settings.max_min_effort_steps:
+            raise InputError(f"min_effort: {duration} s at h = {h} s is more than {self.settings.max_min_effort_steps}"
+                             " steps; give a larger time_step_hint")
+        solution = arm_point_to_point_dmoc(self.system, q[0], q[1], duration, h, effort=limits.effort)
+        if not solution.outcome.success or solution.terminal_error > 1e-6:
+            raise InfeasibleError(f"min_effort: no motion found within the torque limits in {duration} s "
+                                  f"({solution.outcome.message}; goal missed by {solution.terminal_error:.3g})")
+        qdd = np.diff(solution.velocity, axis=0) / solution.h
+        efforts = np.vstack([solution.controls, self._holding(solution.q[-1])])
+        return PlannedTrajectory(self.joint_names, solution.t, solution.q, solution.velocity,
+                                 np.vstack([qdd, qdd[-1:]]), efforts, PlanMethod.MIN_EFFORT,
+                                 {"steps": int(solution.t.size - 1), "effort": solution.effort,
+                                  "solve_time_s": solution.outcome.solve_time})
