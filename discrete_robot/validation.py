@@ -9,7 +9,8 @@ def finite_vector(values, length: int, what: str) -> np.ndarray:
     """``values`` as a float vector of ``length`` finite entries, or InputError naming ``what`` and the problem."""
     array = np.asarray(values, dtype=float)
     if array.shape != (length,):
-        raise InputError(f"{what}: expected {length} values, got shape {array.shape}")
+        shape = f" (shape {array.shape})" if array.ndim > 1 else ""
+        raise InputError(f"{what}: expected {length} values, got {array.size}{shape}")
     if not np.all(np.isfinite(array)):
         raise InputError(f"{what}: values must be finite (no NaN or infinity), got {array.tolist()}")
     return array

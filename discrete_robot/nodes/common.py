@@ -30,7 +30,7 @@ from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
 
-from discrete_robot.errors import DiscreteRobotError, InputError
+from discrete_robot.errors import DiscreteRobotError
 
 #: robot_description and static markers: late joiners (RViz, robot_state_publisher) still get the last message.
 LATCHED_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
@@ -145,15 +145,6 @@ def _problems(by_name, values, cross_check, only=None) -> list[str]:
             problems.append(reason)
     return problems
 
-
-def float_array(data: Sequence[float], length: int, what: str) -> np.ndarray:
-    """A finite float vector of the given length from a message field, or InputError saying what is wrong."""
-    values = np.asarray(data, dtype=float)
-    if values.shape != (length,):
-        raise InputError(f"{what}: expected {length} values, got {values.size}")
-    if not np.all(np.isfinite(values)):
-        raise InputError(f"{what}: values must be finite, got {values.tolist()}")
-    return values
 
 
 def joint_state_msg(stamp: Time, names: Sequence[str], position, velocity=(), effort=()) -> JointState:

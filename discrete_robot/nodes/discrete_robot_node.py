@@ -45,13 +45,13 @@ from discrete_robot.nodes.common import (
     declare_parameters,
     duration_seconds,
     finite_values,
-    float_array,
     joint_state_msg,
     node_main,
     non_negative,
     one_of,
     positive,
 )
+from discrete_robot.validation import finite_vector
 
 DEFAULT_MODEL = "planar_2link.yaml"
 ENERGY_TOPIC = "discrete_robot/energy"
@@ -133,7 +133,7 @@ class DiscreteRobotNode(Node):
 
     def on_effort(self, msg: Float64MultiArray) -> None:
         try:
-            self.effort = float_array(msg.data, len(self.joints), "joint effort command")
+            self.effort = finite_vector(msg.data, len(self.joints), "joint effort command")
         except InputError as error:
             self.get_logger().error(f"ignored: {error} (joints: {', '.join(self.joints)})")
             return

@@ -39,7 +39,6 @@ from discrete_robot.nodes.common import (
     STATE_QOS,
     ParameterSpec,
     declare_parameters,
-    float_array,
     joint_state_msg,
     node_main,
     pose_msg,
@@ -49,6 +48,7 @@ from discrete_robot.space.loads import ExternalLoad, LoadFrame, paper_loads
 from discrete_robot.space.robot import SpaceRobot
 from discrete_robot.space.simulation import Simulator
 from discrete_robot.space.state import rest_state
+from discrete_robot.validation import finite_vector
 
 try:
     from geometry_msgs.msg import TransformStamped
@@ -112,7 +112,7 @@ class SpaceRobotNode(Node):
 
     def on_torques(self, msg: Float64MultiArray) -> None:
         try:
-            self.torques = float_array(msg.data, self.robot.dof, "joint torque command")
+            self.torques = finite_vector(msg.data, self.robot.dof, "joint torque command")
         except InputError as error:
             self.get_logger().warning(f"ignored: {error} (joints: {', '.join(self.robot.dof_names)})")
             return
@@ -122,8 +122,8 @@ class SpaceRobotNode(Node):
         body = msg.header.frame_id
         try:
             self.robot.body_index(body)
-            force = float_array([msg.wrench.force.x, msg.wrench.force.y, msg.wrench.force.z], 3, "wrench force")
-            torque = float_array([msg.wrench.torque.x, msg.wrench.torque.y, msg.wrench.torque.z], 3, "wrench torque")
+            force = finite_vector([msg.wrench.force.x, msg.wrench.force.y, msg.wrench.force.z], 3, "wrench force")
+            torque = finite_vector([msg.wrench.torque.x, msg.wrench.torque.y, msg.wrench.torque.z], 3, "wrench torque")
         except InputError as error:
             self.get_logger().warning(f"ignored external wrench: {error}")
             return

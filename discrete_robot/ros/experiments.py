@@ -28,7 +28,7 @@ from tqdm import tqdm
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from discrete_robot.cli import to_jsonable
-from discrete_robot.nodes.common import duration_seconds
+from discrete_robot.nodes.common import duration_seconds, seconds_to_duration_fields
 from discrete_robot.plotting import new_figure, save_figure
 from discrete_robot.ros.recorder import McapRecorder
 from discrete_robot.ros.session import RosSession
@@ -48,9 +48,9 @@ class Experiment:
 
 
 def _point(positions, seconds: float = 0.0) -> JointTrajectoryPoint:
-    sec, nanosec = int(seconds), int(round((seconds - int(seconds)) * 1e9))
-    return JointTrajectoryPoint(positions=[float(p) for p in positions], time_from_start=Duration(sec=sec,
-                                                                                                nanosec=nanosec))
+    sec, nanosec = seconds_to_duration_fields(seconds)
+    return JointTrajectoryPoint(positions=[float(p) for p in positions],
+                                time_from_start=Duration(sec=sec, nanosec=nanosec))
 
 
 def _stamp(msg) -> float:
