@@ -48,7 +48,8 @@ class NodeProcess:
                                         env=dict(os.environ, PYTHONUNBUFFERED="1"))
 
     def log(self) -> str:
-        self._log.flush()
+        if not self._log.closed:
+            self._log.flush()
         return self.log_path.read_text()
 
     def alive(self) -> bool:
