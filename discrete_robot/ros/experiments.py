@@ -15,6 +15,7 @@ import json
 import logging
 import math
 import time
+import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,20 +25,23 @@ from builtin_interfaces.msg import Duration
 from discrete_robot_interfaces.srv import PlanTrajectory, SimulatePush
 from geometry_msgs.msg import Point, Pose2D, PoseStamped
 from sensor_msgs.msg import JointState
+from std_msgs.msg import String
 from tqdm import tqdm
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from discrete_robot.cli import to_jsonable
-from discrete_robot.nodes.common import duration_seconds, seconds_to_duration_fields
+from discrete_robot.errors import DiscreteRobotError
+from discrete_robot.nodes.common import LATCHED_QOS, duration_seconds, seconds_to_duration_fields
 from discrete_robot.plotting import new_figure, save_figure
 from discrete_robot.ros.recorder import McapRecorder
 from discrete_robot.ros.session import RosSession
 
 logger = logging.getLogger(__name__)
 
-PLAN_START = (0.0, 0.0)
-PLAN_GOAL = (math.pi / 2, math.pi / 4)
+PLAN_START = (-math.pi / 2, 0.0)  # hanging (gravity -y): the motors have torque to spare at the start
+PLAN_GOAL = (0.0, math.pi / 2)
 SETTLE_TIME = 2.0  # s the arm holds the start before the planned motion
+TORQUE_MARGIN = 0.9  # share of the torque limits the plan may use
 
 
 @dataclass(frozen=True)
@@ -45,6 +49,10 @@ class Experiment:
     name: str
     summary: str
     function: Callable[[RosSession, Path, tqdm], dict]
+
+
+class ExperimentError(DiscreteRobotError):
+    """A live node refused or failed a request during an experiment."""
 
 
 def _point(positions, seconds: float = 0.0) -> JointTrajectoryPoint:
@@ -65,19 +73,34 @@ def _spin_with_progress(session: RosSession, progress: tqdm, seconds: float) -> 
         progress.update(1)
 
 
+def urdf_effort_limits(urdf: str, names: list[str]) -> list[float]:
+    """The <limit effort> of each named joint in a URDF, N m or N."""
+    limits = {joint.get("name"): float(joint.find("limit").get("effort"))
+              for joint in ET.fromstring(urdf).iter("joint") if joint.find("limit") is not None}
+    return [limits[name] for name in names]
+
+
 def plan_execute(session: RosSession, output_dir: Path, progress: tqdm) -> dict:
-    """Minimum-time motion of the arm, planned over ROS and executed by the simulator."""
+    """Minimum-time motion of the arm, planned over ROS and executed by the simulator.
+
+    The plan uses TORQUE_MARGIN of the arm's torque limits: a minimum-time plan keeps a motor at its
+    limit all the time, and the simulator's tracking controller (saturated at the limits) needs the
+    rest to correct tracking errors.
+    """
     names = list(session.wait_for_message("joint_states", JointState, timeout=20.0).name)
+    urdf = session.wait_for_message("robot_description", String, timeout=20.0, qos=LATCHED_QOS).data
+    max_effort = [TORQUE_MARGIN * limit for limit in urdf_effort_limits(urdf, names)]
     session.publish("joint_trajectory", JointTrajectory(joint_names=names, points=[_point(PLAN_START, 0.1)]))
     _spin_with_progress(session, progress, SETTLE_TIME)
     request = PlanTrajectory.Request(joint_names=names, waypoints=[_point(PLAN_START), _point(PLAN_GOAL)],
-                                     method="min_time")
+                                     max_effort=max_effort, method="min_time")
     states = []
     subscription = session.node.create_subscription(JointState, "joint_states", states.append, 10)
     response = session.call(PlanTrajectory, "plan_trajectory", request, timeout=60.0)
+    t0 = session.node.get_clock().now().nanoseconds * 1e-9  # the simulator starts tracking on receipt
     if not response.success:
         session.node.destroy_subscription(subscription)
-        raise RuntimeError(f"plan_trajectory failed: {response.message}")
+        raise ExperimentError(f"plan_trajectory failed: {response.message}")
     _spin_with_progress(session, progress, response.duration + 2.0)
     session.node.destroy_subscription(subscription)
 
@@ -87,8 +110,6 @@ def plan_execute(session: RosSession, output_dir: Path, progress: tqdm) -> dict:
     plan_tau = np.array([p.effort for p in plan.points])
     t = np.array([_stamp(s) for s in states])
     q = np.array([s.position for s in states])
-    moving = np.flatnonzero(np.linalg.norm(q - q[0], axis=1) > 1e-4)
-    t0 = t[moving[0]] if moving.size else t[0]
     final_error = np.abs(q[-1] - np.array(PLAN_GOAL))
 
     fig, axes = new_figure(1, 2)
@@ -96,13 +117,15 @@ def plan_execute(session: RosSession, output_dir: Path, progress: tqdm) -> dict:
         axes[0].plot(plan_t, plan_q[:, j], "--", label=f"{name} planned")
         axes[0].plot(t - t0, q[:, j], label=f"{name} executed")
         if plan_tau.size:
-            axes[1].step(plan_t, plan_tau[:, j], where="post", label=f"{name} torque")
+            line, = axes[1].step(plan_t, plan_tau[:, j], where="post", label=f"{name} torque")
+            axes[1].hlines([-max_effort[j], max_effort[j]], plan_t[0], plan_t[-1], colors=line.get_color(),
+                           linestyles=":", label=f"{name} limits")
     axes[0].set(xlabel="t [s]", ylabel="q [rad]", title="plan vs joint_states", xlim=(-0.5, plan_t[-1] + 1.5))
-    axes[1].set(xlabel="t [s]", ylabel="torque [N m]", title="planned torques")
+    axes[1].set(xlabel="t [s]", ylabel="torque [N m]", title="planned torques and their limits")
     for axis in axes:
         axis.legend(fontsize=8)
     plot = save_figure(fig, output_dir, "plan_execute")
-    return {"planned_duration_s": response.duration, "plan_points": len(plan.points),
+    return {"planned_duration_s": response.duration, "plan_points": len(plan.points), "max_effort": max_effort,
             "final_position_error_rad": final_error, "joint_states_received": len(states), "plot": plot}
 
 
@@ -115,7 +138,7 @@ def space(session: RosSession, output_dir: Path, progress: tqdm, seconds: float 
     for subscription in subscriptions:
         session.node.destroy_subscription(subscription)
     if not poses:
-        raise RuntimeError("no message on space_robot/base_pose")
+        raise ExperimentError("no message on space_robot/base_pose")
     t = np.array([_stamp(p) for p in poses])
     position = np.array([[p.pose.position.x, p.pose.position.y, p.pose.position.z] for p in poses])
     quaternion = np.array([[p.pose.orientation.w, p.pose.orientation.x, p.pose.orientation.y, p.pose.orientation.z]
@@ -149,7 +172,7 @@ def push_sweep(session: RosSession, output_dir: Path, progress: tqdm) -> dict:
             pusher_speed=0.05, time_step=0.02)
         response = session.call(SimulatePush, "simulate_push", request, timeout=60.0)
         if not response.success:
-            raise RuntimeError(f"simulate_push failed at offset {offset:.3f} m: {response.message}")
+            raise ExperimentError(f"simulate_push failed at offset {offset:.3f} m: {response.message}")
         x = [p.x for p in response.object_poses]
         y = [p.y for p in response.object_poses]
         rotations.append(response.object_poses[-1].theta)
@@ -184,9 +207,12 @@ def run(names: list[str], output_dir: Path, record: bool = True) -> dict:
             recorder.discover()
             session.node.create_timer(0.5, recorder.discover)  # topics that appear later are recorded too
         try:
+            done = 0
             for name in names:
                 progress.set_description(name)
                 summary["experiments"][name] = EXPERIMENTS[name].function(session, output_dir, progress)
+                done += STEPS[name]
+                progress.update(done - progress.n)  # experiments whose length varies end on their mark
         finally:
             if recorder is not None:
                 summary["mcap"] = {"path": mcap_path.resolve(), "messages": recorder.close()}
