@@ -7,5 +7,8 @@
 - :mod:`.continuous_topp`: the continuous time-optimal reference the discrete durations converge to.
 - :mod:`.dmoc`: fixed-time minimum-effort control with variational integrators as constraints (SQP).
 - :mod:`.collocation`: the same problems on a Runge–Kutta discretisation, for comparison.
-- :mod:`.cli`: the ``plan`` commands of ``python -m discrete_robot``.
+- :mod:`.sqp`: the shared SLSQP call, coloured finite-difference Jacobians and the solution report;
+  :mod:`.continuous_replay`: the continuous equations that judge discrete optimal controls.
+- :mod:`.planner`: the planning service without ROS (request validation, joint order, both methods).
+- :mod:`.cli`: the ``plan`` commands of ``python -m discrete_robot``. docs/planning.md has the details.
 """

@@ -11,9 +11,10 @@ integrators) applied to the continuous equations of motion:
   experiment of the article ("using a second-order accurate Runge–Kutta method, the same optimization
   code fails"). Heun's step does not keep |q| = 1, so the terminal conditions q_x = q_y = 0, ω_x = ω_y = 0
   no longer imply q = −e3 exactly.
-* Arms: direct collocation with x = (q, q̇) at every node as variables, the Heun step as equality
-  constraints, forces u_k held over each step (Heun with u_k at both stages), rest at both ends; same
-  objective, bounds and SQP as DMOC's arm transcription.
+* Arms: direct collocation with x = (q, q̇) at every inner node and the forces u_k (held over each step,
+  Heun with u_k at both stages) as variables, the Heun step as equality constraints, rest at both ends;
+  the same objective, torque bounds and SLSQP call as DMOC. (DMOC eliminates its forces, which enter its
+  equations linearly; here they enter through Heun's predictor, so they stay variables.)
 """
 
 import numpy as np
