@@ -27,6 +27,7 @@ from discrete_robot.planning.constraints import JointLimits
 from discrete_robot.planning.dmoc import arm_point_to_point_dmoc
 from discrete_robot.planning.min_time import plan_min_time
 from discrete_robot.planning.path import WaypointPath
+from discrete_robot.validation import finite_vector
 
 LOGGER = logging.getLogger(__name__)
 
@@ -122,14 +123,9 @@ class TrajectoryPlanner:
         """Validate and plan (see the module docstring)."""
         names = self.request_names(joint_names)
         chosen = PlanMethod.parse(method)
-        points = [np.asarray(p, dtype=float).reshape(-1) for p in waypoints]
-        if len(points) < 2:
-            raise InputError(f"need at least two waypoints (start and goal), got {len(points)}")
-        for i, point in enumerate(points):
-            if point.size != len(names):
-                raise InputError(f"waypoint {i}: expected {len(names)} positions, got {point.size}")
-            if not np.all(np.isfinite(point)):
-                raise InputError(f"waypoint {i}: positions must be finite, got {point.tolist()}")
+        if len(waypoints) < 2:
+            raise InputError(f"need at least two waypoints (start and goal), got {len(waypoints)}")
+        points = [finite_vector(p, len(names), f"waypoint {i}") for i, p in enumerate(waypoints)]
         model_names = list(self.joint_names)
         q = np.array([_in_model_order(p, names, model_names, f"waypoint {i}") for i, p in enumerate(points)])
         effort = None if len(max_effort) == 0 else _in_model_order(max_effort, names, model_names, "max_effort")

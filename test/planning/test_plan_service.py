@@ -46,7 +46,7 @@ def test_min_effort_request_plans_a_dmoc_motion_of_the_given_duration(planner):
     ({"waypoints": [START, [0.0, 3.5]]}, InfeasibleError, "joint2.*outside its limits"),
     ({"waypoints": [START, GOAL], "max_effort": [19.0, 10.0]}, InfeasibleError, "joint1.*against gravity"),
     ({"waypoints": [START, [np.nan, 0.0]]}, InputError, "finite"),
-    ({"waypoints": [START, [0.1, 0.2, 0.3]]}, InputError, "expected 2 positions"),
+    ({"waypoints": [START, [0.1, 0.2, 0.3]]}, InputError, "waypoint 1: expected 2 values"),
     ({"waypoints": [START, GOAL], "joint_names": ["joint1", "joint1"]}, InputError, "do not match"),
     ({"waypoints": [START, GOAL], "max_effort": [20.0]}, InputError, "max_effort: expected 2"),
     ({"waypoints": [START, GOAL], "max_velocity": [1.0, -1.0]}, InputError, "velocity limits.*> 0"),
