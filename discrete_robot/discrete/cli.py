@@ -17,6 +17,7 @@ from discrete_robot.model.description import load_model, package_config_path
 from discrete_robot.model.dynamics import RigidBodySystem
 from discrete_robot.model.urdf import to_urdf
 from discrete_robot.plotting import new_figure, save_figure
+from discrete_robot.validation import per_joint_values
 from discrete_robot.variational.experiments import add_experiment_command
 
 DEFAULT_MODEL = "planar_2link.yaml"
@@ -56,17 +57,6 @@ def run_urdf(args):
     return {"model": args.model, "urdf": args.output}
 
 
-def _initial(values, default: np.ndarray, what: str, names) -> np.ndarray:
-    if values is None:
-        return default
-    array = np.asarray(values, dtype=float)
-    if array.shape != default.shape:
-        raise InputError(f"{what}: expected {default.size} values (one per joint: {', '.join(names)}), "
-                         f"got {array.size}")
-    if not np.all(np.isfinite(array)):
-        raise InputError(f"{what}: values must be finite, got {array.tolist()}")
-    return array
-
 
 def run_simulate(args) -> dict:
     model = load_model(args.model if args.model is not None else package_config_path(DEFAULT_MODEL))
@@ -81,8 +71,8 @@ def run_simulate(args) -> dict:
         steps = 1000 if args.steps is None else args.steps
     if steps < 1:
         raise InputError(f"--steps must be at least 1, got {steps}")
-    q = _initial(args.q0, model.initial_positions, "--q0", model.joint_names)
-    qd = _initial(args.qd0, np.zeros(model.dof), "--qd0", model.joint_names)
+    q = per_joint_values(args.q0, model.initial_positions, "--q0", model.joint_names)
+    qd = per_joint_values(args.qd0, np.zeros(model.dof), "--qd0", model.joint_names)
     stepper = make_stepper(args.integrator, system)
     tau = np.zeros(model.dof)
     energy = np.empty(steps + 1)

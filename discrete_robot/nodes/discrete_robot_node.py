@@ -41,7 +41,6 @@ from discrete_robot.nodes.common import (
     LATCHED_QOS,
     STATE_QOS,
     ParameterSpec,
-    StartupError,
     declare_parameters,
     duration_seconds,
     finite_values,
@@ -51,7 +50,7 @@ from discrete_robot.nodes.common import (
     one_of,
     positive,
 )
-from discrete_robot.validation import finite_vector
+from discrete_robot.validation import finite_vector, per_joint_values
 
 DEFAULT_MODEL = "planar_2link.yaml"
 ENERGY_TOPIC = "discrete_robot/energy"
@@ -80,14 +79,6 @@ PARAMETERS = [
 ]
 
 
-def _initial(values, default: np.ndarray, name: str, joints) -> np.ndarray:
-    if len(values) == 0:
-        return default
-    if len(values) != default.size:
-        raise StartupError(f"discrete_robot_node: {name} needs {default.size} values (one per joint: "
-                           f"{', '.join(joints)}), got {len(values)}")
-    return np.asarray(values, dtype=float)
-
 
 class DiscreteRobotNode(Node):
     """Simulates a robot model in (scaled) real time and publishes its joint states, URDF and energy."""
@@ -102,8 +93,8 @@ class DiscreteRobotNode(Node):
         self.system = RigidBodySystem(model)
         self.joints = model.joint_names
         self.effort_limits = model.effort_limits
-        q0 = _initial(values["initial_positions"], model.initial_positions, "initial_positions", self.joints)
-        qd0 = _initial(values["initial_velocities"], np.zeros(model.dof), "initial_velocities", self.joints)
+        q0 = per_joint_values(values["initial_positions"], model.initial_positions, "initial_positions", self.joints)
+        qd0 = per_joint_values(values["initial_velocities"], np.zeros(model.dof), "initial_velocities", self.joints)
         self.simulation = FixedStepSimulation(self.system, values["integrator"], values["time_step"], q0, qd0)
         self.publish_rate = values["publish_rate"]
         self.gains = {name: values[name] for name in DYNAMIC}

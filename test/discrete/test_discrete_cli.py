@@ -21,7 +21,7 @@ def test_simulate_prints_state_and_energy_and_writes_a_plot(tmp_path, capsys):
 def test_simulate_rejects_wrong_initial_state_with_a_clear_error(tmp_path, capsys):
     status = main(["discrete", "simulate", "--q0", "1", "2", "3", "--output-dir", str(tmp_path)])
     assert status == 2
-    assert "--q0: expected 2 values" in capsys.readouterr().err
+    assert "--q0 (one per joint: joint1, joint2): expected 2 values" in capsys.readouterr().err
 
 
 def test_simulate_reports_an_invalid_model_file(tmp_path, capsys):

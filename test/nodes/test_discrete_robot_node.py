@@ -108,7 +108,7 @@ def test_an_invalid_model_file_or_parameter_stops_the_node_with_the_reason(ros, 
     assert "link 'arm': mass must be a positive" in node.log()
     wrong = ros.start("discrete_robot_node", params={"initial_positions": [0.0, 0.0, 0.0]})
     assert wrong.wait(timeout=30.0) != 0
-    assert "initial_positions needs 2 values" in wrong.log()
+    assert "initial_positions (one per joint: joint1, joint2): expected 2 values, got 3" in wrong.log()
     integrator = ros.start("discrete_robot_node", params={"integrator": "euler"})
     assert integrator.wait(timeout=30.0) != 0
     assert "integrator must be one of discrete, variational, rk45" in integrator.log()
