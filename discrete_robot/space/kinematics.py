@@ -31,17 +31,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from discrete_robot.geometry3d import skew
+from discrete_robot.geometry3d import cross3, skew
 from discrete_robot.space.robot import JointKind, SpaceRobot, rotation_from_quaternion_wxyz
 from discrete_robot.space.state import SpaceRobotState
 
 _EYE = np.eye(3)
 
-
-def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """a × b of two 3-vectors, written out: np.cross costs ~30 µs of axis handling per call, and the
-    recursions call it for every body at every integrator stage."""
-    return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
 
 
 @dataclass(frozen=True, eq=False)
@@ -121,7 +116,7 @@ def body_velocities(robot: SpaceRobot, poses: Poses, state: SpaceRobotState) -> 
         p, A = link.parent, poses.relative[b]
         relative[b] = poses.subspaces[b] @ state.joint_rates[link.rates]
         angular[b] = A.T @ angular[p] + relative[b]
-        linear[b] = A.T @ (linear[p] + cross(angular[p], link.offset)) + cross(angular[b], link.com)
+        linear[b] = A.T @ (linear[p] + cross3(angular[p], link.offset)) + cross3(angular[b], link.com)
     return Velocities(angular, linear, relative)
 
 
@@ -179,10 +174,10 @@ def body_accelerations(robot: SpaceRobot, poses: Poses, velocities: Velocities, 
             omega_rate = robot.motion_subspace_rate(link, poses.joint_angles[b], state.joint_rates[link.rates])
         else:
             omega_rate = w_rate[w_rows(b)]
-        angular[b] = A.T @ angular[p] - cross(omega, A.T @ velocities.angular[p]) + omega_rate
-        carried = A.T @ (velocities.linear[p] + cross(velocities.angular[p], link.offset))
-        linear[b] = (A.T @ (linear[p] + cross(angular[p], link.offset)) - cross(omega, carried)
-                     + cross(angular[b], link.com))
+        angular[b] = A.T @ angular[p] - cross3(omega, A.T @ velocities.angular[p]) + omega_rate
+        carried = A.T @ (velocities.linear[p] + cross3(velocities.angular[p], link.offset))
+        linear[b] = (A.T @ (linear[p] + cross3(angular[p], link.offset)) - cross3(omega, carried)
+                     + cross3(angular[b], link.com))
     return angular, linear
 
 

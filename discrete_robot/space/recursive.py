@@ -28,6 +28,7 @@ import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 
 from discrete_robot.errors import ModelError
+from discrete_robot.geometry3d import cross3
 from discrete_robot.space.kinematics import (
     Partials,
     Poses,
@@ -35,7 +36,6 @@ from discrete_robot.space.kinematics import (
     body_accelerations,
     body_poses,
     body_velocities,
-    cross,
     joint_e_terms,
     partial_derivative_rates,
     partial_derivatives,
@@ -131,11 +131,11 @@ def momentum_rate(robot: SpaceRobot, partials: Partials, rates: tuple[list, list
 def transport_terms(robot: SpaceRobot, velocities: Velocities, momentum: np.ndarray) -> np.ndarray:
     """The terms of (19)–(21) besides d/dt and E: [ω0] p_V0; [ω0] p_ω0 + [V0] p_V0; [ω_i] p_ω_i."""
     terms = np.empty(w_size(robot))
-    terms[0:3] = cross(velocities.angular[0], momentum[0:3])
-    terms[3:6] = cross(velocities.angular[0], momentum[3:6]) + cross(velocities.linear[0], momentum[0:3])
+    terms[0:3] = cross3(velocities.angular[0], momentum[0:3])
+    terms[3:6] = cross3(velocities.angular[0], momentum[3:6]) + cross3(velocities.linear[0], momentum[0:3])
     for b in range(1, robot.body_count):
         rows = w_rows(b)
-        terms[rows] = cross(velocities.relative[b], momentum[rows])
+        terms[rows] = cross3(velocities.relative[b], momentum[rows])
     return terms
 
 
@@ -152,7 +152,7 @@ def load_generalized_forces(robot: SpaceRobot, poses: Poses, loads: WorldLoads) 
     forces[3:6] = base_to_world.T @ loads.moment_about(poses.com_positions[0])
     for body, force, point, moment in zip(loads.bodies, loads.forces, loads.points, loads.moments, strict=True):
         for i in robot.ancestors[body]:
-            forces[w_rows(i)] += poses.rotations[i].T @ (cross(point - poses.frame_origins[i], force) + moment)
+            forces[w_rows(i)] += poses.rotations[i].T @ (cross3(point - poses.frame_origins[i], force) + moment)
     return forces
 
 

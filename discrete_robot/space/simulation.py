@@ -27,7 +27,7 @@ from scipy.linalg import cho_factor, cho_solve
 from transforms3d.quaternions import mat2quat, qmult
 
 from discrete_robot.errors import ConvergenceError, InputError
-from discrete_robot.space.kinematics import cross
+from discrete_robot.geometry3d import cross3
 from discrete_robot.space.loads import resolve_loads, validate_joint_torques, validate_loads
 from discrete_robot.space.recursive import (
     MomentumReport,
@@ -186,7 +186,7 @@ class Simulator:
         momentum = y[layout.P]
         base_momenta = np.concatenate([
             base_to_world.T @ momentum,
-            base_to_world.T @ (y[layout.L] + cross(y[layout.c] - base_position, momentum))])
+            base_to_world.T @ (y[layout.L] + cross3(y[layout.c] - base_position, momentum))])
         M = config.mass_matrix
         base_velocities = cho_solve(cho_factor(M[:6, :6]), base_momenta - M[:6, 6:] @ rates)
         state = replace(state, base_position=base_position, base_velocity=base_velocities[:3],

@@ -34,8 +34,7 @@ from scipy.integrate import solve_ivp
 from transforms3d.quaternions import mat2quat
 
 from discrete_robot.errors import ConvergenceError, InputError
-from discrete_robot.geometry3d import rotation_about, skew
-from discrete_robot.variational.vector3 import cross3, solve3
+from discrete_robot.geometry3d import cross3, rotation_about, skew, solve3
 
 
 @dataclass(frozen=True)

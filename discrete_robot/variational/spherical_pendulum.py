@@ -31,7 +31,7 @@ import numpy as np
 from scipy.integrate import solve_ivp
 
 from discrete_robot.errors import InputError
-from discrete_robot.variational.vector3 import cross3
+from discrete_robot.geometry3d import cross3
 
 E3 = np.array([0.0, 0.0, 1.0])
 
