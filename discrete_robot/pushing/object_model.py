@@ -25,7 +25,13 @@ import numpy as np
 
 from discrete_robot.errors import InputError
 from discrete_robot.pushing.polygon import as_footprint, closest_on_outline, contains, signed_area
-from discrete_robot.pushing.support import PointSupport, SupportFriction, UniformPolygonSupport
+from discrete_robot.pushing.support import (
+    MERGE_DISTANCE,
+    PointSupport,
+    SupportFriction,
+    UniformPolygonSupport,
+    merged_points,
+)
 
 
 class PressureModel(enum.Enum):
@@ -109,9 +115,6 @@ def _validated_points(footprint: np.ndarray, points, weights) -> tuple[np.ndarra
     for k, point in enumerate(points):
         if not contains(footprint, point[None])[0] and closest_on_outline(footprint, point)[1] > 1e-9 * size:
             raise InputError(f"support point {k} {point.tolist()} lies outside the footprint")
-    if len(np.unique(points[weights > 0.0], axis=0)) < 2:
-        raise InputError("the support needs at least 2 distinct points with positive weight "
-                         "(on a single point the object could spin freely)")
     return points, weights
 
 
@@ -145,6 +148,10 @@ def make_pushed_object(footprint, support_friction: float, normal_force: float, 
         origin = weights @ points / weights.sum()
     scale = float(np.max(np.linalg.norm(footprint - origin, axis=1)))
     local_footprint = (footprint - origin) / scale
+    if points is not None and len(merged_points((points - origin) / scale, weights, MERGE_DISTANCE)[0]) < 2:
+        raise InputError(f"the support needs at least 2 distinct points with positive weight (points closer than "
+                         f"{MERGE_DISTANCE:g} footprint radii are one; on a single point the object could spin "
+                         "freely)")
     support = UniformPolygonSupport(local_footprint) if points is None else PointSupport((points - origin) / scale,
                                                                                          weights)
     return PushedObject(footprint=footprint, support_friction=mu, normal_force=weight, pressure_model=model,

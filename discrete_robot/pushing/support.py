@@ -44,6 +44,9 @@ O(1).
 from typing import Protocol
 
 import numpy as np
+from scipy.sparse import coo_array
+from scipy.sparse.csgraph import connected_components
+from scipy.spatial import KDTree
 
 from discrete_robot.pushing.polygon import centroid, perp, signed_area
 
@@ -56,6 +59,14 @@ FAR_FACTOR = 10.0
 GAUSS_ORDER = 6
 #: polynomial degree of the bounding-box Chebyshev rule (used when it has fewer points than the fan rule)
 FAR_DEGREE = 9
+#: support points closer than this are merged (prediction's local frame: lengths in footprint radii). Their
+#: weighted mean moves each one's force by at most this, changing moments by less than the solver's balance
+#: tolerance; kept apart, a pivot on them would get the static friction of one only, and their few-1e-10 structure
+#: (an object all but pivoting freely on them) is below what a floating-point twist resolves.
+MERGE_DISTANCE = 1e-10
+#: PointSupport.dissipation treats a point slower than this fraction of the twist's scale (|v| + |omega| reach) as
+#: at rest: a center of rotation is resolved to about this many reaches from a support point
+REST_RESOLUTION = 1e-13
 
 
 class SupportFriction(Protocol):
@@ -92,20 +103,33 @@ def _sums(x: np.ndarray, y: np.ndarray, weights: np.ndarray, twist: np.ndarray, 
     return power, gradient, (b * (weights * inverse)) @ b.T
 
 
+def merged_points(points: np.ndarray, weights: np.ndarray, merge_distance: float) -> tuple[np.ndarray, np.ndarray]:
+    """The points of positive weight, those closer than ``merge_distance`` (chains of them included) replaced by
+    one at their weighted mean with their summed weight; weights normalised to sum 1."""
+    points = np.asarray(points, dtype=float)
+    weights = np.asarray(weights, dtype=float)
+    keep = weights > 0.0
+    points, weights = points[keep], weights[keep]
+    pairs = KDTree(points).query_pairs(merge_distance, output_type="ndarray")
+    adjacency = coo_array((np.ones(len(pairs)), (pairs[:, 0], pairs[:, 1])), shape=(len(points),) * 2)
+    _, labels = connected_components(adjacency, directed=False)
+    merged_weights = np.bincount(labels, weights=weights)
+    merged = np.column_stack([np.bincount(labels, weights=weights * points[:, axis]) / merged_weights
+                              for axis in (0, 1)])
+    return merged, merged_weights / merged_weights.sum()
+
+
 class PointSupport:
     """Weighted support points (Coulomb friction concentrated at each point).
 
     ``points`` (k, 2), ``weights`` (k,) >= 0 with a positive sum; weights are
-    normalised to sum 1. Coincident points are merged.
+    normalised to sum 1. Points closer than ``merge_distance`` (chains of them
+    included) are one point at their weighted mean carrying their summed weight
+    (see :data:`MERGE_DISTANCE`).
     """
 
-    def __init__(self, points: np.ndarray, weights: np.ndarray):
-        points = np.asarray(points, dtype=float)
-        weights = np.asarray(weights, dtype=float)
-        keep = weights > 0.0
-        merged, inverse = np.unique(points[keep], axis=0, return_inverse=True)
-        self.points = merged
-        self.weights = np.bincount(inverse.ravel(), weights=weights[keep]) / weights[keep].sum()
+    def __init__(self, points: np.ndarray, weights: np.ndarray, merge_distance: float = MERGE_DISTANCE):
+        self.points, self.weights = merged_points(points, weights, merge_distance)
         self._x = np.ascontiguousarray(self.points[:, 0])
         self._y = np.ascontiguousarray(self.points[:, 1])
         self.centroid = self.weights @ self.points
@@ -115,7 +139,11 @@ class PointSupport:
 
     def dissipation(self, twist, hessian=False):
         scale = abs(twist[0]) + abs(twist[1]) + abs(twist[2]) * self._reach
-        return _sums(self._x, self._y, self.weights, twist, hessian, rest=1e-13 * scale)
+        return _sums(self._x, self._y, self.weights, twist, hessian, rest=REST_RESOLUTION * scale)
+
+    def shifted(self, origin: np.ndarray) -> "PointSupport":
+        """The same support in a frame at ``origin`` (twists there are the velocity of ``origin`` and omega)."""
+        return PointSupport(self.points - origin, self.weights, merge_distance=0.0)
 
     def gradient_without(self, twist: np.ndarray, k: int) -> np.ndarray:
         """dP/dxi of every support point but k (the one at rest at a kink of P)."""
