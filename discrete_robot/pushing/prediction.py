@@ -36,7 +36,9 @@ mode unique and the sliding twist's slip consistent with its side.)
 Exact (non-smooth) Coulomb friction: for weighted support points, a minimum
 may put the center of rotation exactly on a support point, where P has a
 kink. The resting point's static friction g (|g| <= mu_s w_k N) is then
-solved for so that the balance holds exactly.
+solved for so that the balance holds exactly. Near a few points bunched
+within ~1e-9 of the footprint size (which can nearly pivot freely) the
+minimum is resolved in a chart centred on them (:func:`_rotation_near_point`).
 
 Center of rotation: the point p with v + omega perp(p) = 0, p = perp(v)/omega.
 For (near-)translation, when p would be farther than COR_FAR_FACTOR footprint
@@ -58,7 +60,7 @@ from discrete_robot.errors import ConvergenceError, InputError
 from discrete_robot.pushing.object_model import PushedObject
 from discrete_robot.pushing.polygon import closest_on_outline, contains, outline_normal, perp
 from discrete_robot.pushing.power_program import PowerProgram, solve_power_program
-from discrete_robot.pushing.support import PointSupport, SupportFriction
+from discrete_robot.pushing.support import REST_RESOLUTION, PointSupport, SupportFriction
 from discrete_robot.validation import finite_vector
 
 log = logging.getLogger(__name__)
@@ -66,11 +68,15 @@ log = logging.getLogger(__name__)
 COR_FAR_FACTOR = 1e6
 #: contact points farther than this fraction of the footprint size from the outline are rejected
 OUTLINE_TOLERANCE = 1e-6
-#: cone and balance tolerances of the solver (relative to |f|)
+#: cone tolerance of the solver: relative to the friction bound mu f_n, and the rounding of f (relative to |f|)
 CONE_TOLERANCE = 1e-9
+FORCE_ROUNDING = 1e-13
+#: balance tolerance of the solver (relative to |f|)
 NEWTON_TOLERANCE = 1e-12
 #: a Newton solve that stalls at rounding level is accepted below this relative residual (the balance spec is 1e-6)
 ACCEPT_TOLERANCE = 1e-10
+#: absolute floor of those balance tests (local frame, unit mu N): ~50 units of rounding of a sum of unit forces
+GRADIENT_ROUNDING = 1e-14
 MAX_ITERATIONS = 50
 
 
@@ -232,10 +238,13 @@ def _force_in_cone(forces: tuple[np.ndarray, np.ndarray], normal, left, mu) -> n
     None. The segment is a single point unless the sticking minimum rests on a support point."""
     start, end = forces
     delta = end - start
-    tolerance = CONE_TOLERANCE * max(np.linalg.norm(start), np.linalg.norm(end))
+    # the friction bound mu f_n to CONE_TOLERANCE relative, plus rounding of f; not CONE_TOLERANCE |f|, which for
+    # mu -> 0 would call a force with |f . t| ~ 1e-9 |f| sticking where the cone is (nearly) the normal alone
+    rounding = FORCE_ROUNDING * max(np.linalg.norm(start), np.linalg.norm(end))
+    widened = (1.0 + CONE_TOLERANCE) * mu
     low, high = 0.0, 1.0
-    for axis in (normal, mu * normal - left, mu * normal + left):
-        value, rate = start @ axis + tolerance, delta @ axis
+    for axis in (normal, widened * normal - left, widened * normal + left):
+        value, rate = start @ axis + rounding, delta @ axis
         if abs(rate) <= 1e-300:
             if value < 0.0:
                 return None
@@ -312,6 +321,7 @@ def _resting_point_forces(support: PointSupport, twist: np.ndarray, c: np.ndarra
     must balance moments about c; the finger forces form a segment, returned as its two ends."""
     k = int(np.argmin(support.speeds(twist)))
     gradient = support.gradient_without(twist, k)
+    capacity = _static_capacity(support, k)
     rest = support.points[k]
     lever = c - rest
     distance = np.linalg.norm(lever)
@@ -319,10 +329,22 @@ def _resting_point_forces(support: PointSupport, twist: np.ndarray, c: np.ndarra
         raise ConvergenceError("the sticking motion rotates about a support point at the contact point")
     # moments about the origin: perp(c).(G + g) = M + perp(r_k).g, i.e. perp(c - r_k).g = M - perp(c).G
     normal_part = (gradient[2] - perp(c) @ gradient[:2]) / distance
-    half_chord = np.sqrt(max(support.weights[k] ** 2 - normal_part ** 2, 0.0))
+    if abs(normal_part) > capacity:
+        raise ConvergenceError(f"sticking about support point {k}: its static friction cannot balance the moment")
+    half_chord = np.sqrt(capacity ** 2 - normal_part ** 2)
     along = lever / distance
     middle = gradient[:2] + normal_part * perp(along)
     return middle - half_chord * along, middle + half_chord * along
+
+
+def _static_capacity(support: PointSupport, k: int) -> float:
+    """The static friction support point k at rest can be credited with (unit mu N): its share w_k (to 1e-9) and
+    what the others' Coulomb forces gain when the center of rotation moves off r_k by the REST_RESOLUTION to which
+    dissipation() resolves it (point j's force turns by REST_RESOLUTION / |r_j - r_k|). A pivot that needs a little
+    more than w_k rotates about a point that close to r_k, k's friction kinetic and the others' turned."""
+    distances = np.linalg.norm(support.points - support.points[k], axis=1)
+    others = distances > 0.0
+    return float(support.weights[k] * (1.0 + 1e-9) + support.weights[others] @ (REST_RESOLUTION / distances[others]))
 
 
 def _null_basis(wrench: np.ndarray) -> np.ndarray:
@@ -343,11 +365,14 @@ def _ellipsoid_guess(support: SupportFriction, wrench: np.ndarray) -> np.ndarray
 
 def _ellipsoid_sticking_rotation(support: SupportFriction, c: np.ndarray, direction: np.ndarray) -> float:
     """omega of the sticking motion under the ellipsoidal limit surface: the twist (f, (c x f) / m_max^2) must move
-    c with ``direction``, i.e. (I + perp(c) perp(c)^T / m_max^2) f = direction."""
+    c with ``direction``, i.e. (I + l l^T / m_max^2) f = direction with l = perp(c), so (Sherman-Morrison)
+    omega = l . f / m_max^2 = l . direction / (m_max^2 + |l|^2).
+
+    In this form, not by solving the 2x2 system: m_max -> 0 (support points bunched together, an object that
+    nearly pivots freely) makes that system singular to rounding while omega stays finite (rotation about the
+    support, omega -> l . direction / |l|^2); m_max > 0 since the support has two distinct points."""
     lever = perp(c)
-    k2 = support.pivot_torque ** 2
-    force = np.linalg.solve(np.eye(2) + np.outer(lever, lever) / k2, direction)
-    return float(lever @ force / k2)
+    return float(lever @ direction / (support.pivot_torque ** 2 + lever @ lever))
 
 
 def _twist_for_wrench(support: SupportFriction, wrench: np.ndarray):
@@ -356,11 +381,13 @@ def _twist_for_wrench(support: SupportFriction, wrench: np.ndarray):
     Damped Newton on the 2-D plane, started from the ellipsoidal limit surface
     (scipy.optimize.minimize spends more on its set-up than this whole solve,
     see bench/bench_push.py). P of weighted points is not differentiable where
-    the center of rotation meets a support point; when Newton stalls near
-    such a kink, the interior-point solver of
-    :mod:`~discrete_robot.pushing.power_program` finds the minimum, which Newton
-    then polishes (a slow but moving point) or which rests on a support point
-    whose static friction completes the balance. Returns (twist, dP/dxi).
+    the center of rotation meets a support point, and varies on the scale of
+    their spacing near a cluster of close points. When Newton stalls near
+    support point k, the minimum either rests on k (whose static friction
+    completes the balance) or rotates about a point near k, which
+    :func:`_rotation_near_point` resolves; failing both, the interior-point
+    solver of :mod:`~discrete_robot.pushing.power_program` finds the minimum
+    and the same checks, then Newton, finish it. Returns (twist, dP/dxi).
     """
     guess = _ellipsoid_guess(support, wrench)
     twist, gradient, converged = _newton_on_plane(support, wrench, guess)
@@ -368,8 +395,23 @@ def _twist_for_wrench(support: SupportFriction, wrench: np.ndarray):
         return twist, gradient
     if not isinstance(support, PointSupport):
         raise ConvergenceError(f"no twist found for the edge wrench {wrench.tolist()}")
-    with contextlib.suppress(ConvergenceError):  # most stalls end on the kink itself: cheap to check first
-        return _resting_point_twist(support, wrench, int(np.argmin(support.speeds(twist))))
+    for attempt in range(2):
+        if attempt:
+            twist = _power_program_minimum(support, wrench)
+        k = int(np.argmin(support.speeds(twist)))
+        with contextlib.suppress(ConvergenceError):  # most stalls end on the kink itself: cheap to check first
+            return _resting_point_twist(support, wrench, k)
+        polished, gradient, converged = _rotation_near_point(support, wrench, twist, k)
+        if converged:
+            return polished, gradient
+    polished, gradient, converged = _newton_on_plane(support, wrench, twist)
+    if converged:
+        return polished, gradient
+    raise ConvergenceError(f"no twist found for the edge wrench {wrench.tolist()} near a support point")
+
+
+def _power_program_minimum(support: PointSupport, wrench: np.ndarray) -> np.ndarray:
+    """min P on wrench . xi = 1 by the interior-point cone program (slow, insensitive to kinks)."""
     points = support.points
     count = len(points)
     matrices = np.zeros((count, 2, 3))
@@ -379,11 +421,26 @@ def _twist_for_wrench(support: SupportFriction, wrench: np.ndarray):
     program = PowerProgram(linear=np.zeros(3), norm_matrices=matrices, norm_offsets=np.zeros((count, 2)),
                            norm_weights=support.weights, equality_matrix=wrench[None, :],
                            equality_values=np.array([1.0]))
-    twist = solve_power_program(program).x
-    polished, gradient, converged = _newton_on_plane(support, wrench, twist)
-    if converged:
-        return polished, gradient
-    return _resting_point_twist(support, wrench, int(np.argmin(support.speeds(twist))))
+    return solve_power_program(program).x
+
+
+def _twist_about(twist: np.ndarray, origin: np.ndarray) -> np.ndarray:
+    """The same motion described in a frame at ``origin``: (velocity of origin, omega)."""
+    return np.array([twist[0] - twist[2] * origin[1], twist[1] + twist[2] * origin[0], twist[2]])
+
+
+def _wrench_about(wrench: np.ndarray, origin: np.ndarray) -> np.ndarray:
+    """The same wrench with its moment taken about ``origin``."""
+    return np.array([wrench[0], wrench[1], wrench[2] - perp(origin) @ wrench[:2]])
+
+
+def _balanced(gradient: np.ndarray, wrench: np.ndarray, tolerance: float) -> bool:
+    """Whether some multiple of ``wrench`` balances dP/dxi (Newton's law, chart-free) to ``tolerance`` relative,
+    or to its rounding: dP/dxi sums the support points' forces, of total magnitude 1 (mu N in the local frame),
+    and when they nearly cancel (an object all but pivoting freely) a relative test is beyond rounding."""
+    unit = wrench / np.linalg.norm(wrench)
+    unbalanced = np.linalg.norm(gradient - (gradient @ unit) * unit)
+    return bool(unbalanced <= tolerance * np.linalg.norm(gradient) + GRADIENT_ROUNDING)
 
 
 def _newton_on_plane(support: SupportFriction, wrench: np.ndarray, start: np.ndarray):
@@ -394,8 +451,8 @@ def _newton_on_plane(support: SupportFriction, wrench: np.ndarray, start: np.nda
     power, gradient, hessian = support.dissipation(on_plane + basis @ z, hessian=True)
     short_steps = 0
     for _ in range(MAX_ITERATIONS):
-        reduced = basis.T @ gradient
-        if reduced @ reduced <= NEWTON_TOLERANCE ** 2 * (gradient @ gradient):
+        reduced = basis.T @ gradient  # the unbalanced part of dP/dxi, as in _balanced
+        if math.sqrt(reduced @ reduced) <= NEWTON_TOLERANCE * math.sqrt(gradient @ gradient) + GRADIENT_ROUNDING:
             return on_plane + basis @ z, gradient, True
         (h11, h12), (_, h22) = basis.T @ hessian @ basis
         regular = 1e-14 * (h11 + h22)
@@ -418,22 +475,94 @@ def _newton_on_plane(support: SupportFriction, wrench: np.ndarray, start: np.nda
             break
         z = trial
         power, gradient, hessian = result
-    converged = np.linalg.norm(basis.T @ gradient) <= ACCEPT_TOLERANCE * np.linalg.norm(gradient)
-    return on_plane + basis @ z, gradient, converged
+    return on_plane + basis @ z, gradient, _balanced(gradient, wrench, ACCEPT_TOLERANCE)
+
+
+def _rotation_near_point(support: PointSupport, wrench: np.ndarray, start: np.ndarray, k: int):
+    """Newton for a minimum of P on wrench . xi = 1 that rotates about a point near support point k, from
+    ``start``; returns (twist, dP/dxi, converged).
+
+    Two things defeat :func:`_newton_on_plane` there. Precision: its chart
+    fixes a point's velocity only to ~1e-16 |xi| (a difference of O(|xi|)
+    numbers), so when k and a few points ~1e-9 apart move slowly their
+    directions, and the reduced gradient, stall at rounding noise. Conditioning:
+    when the wrench's line passes that close to the cluster, rotations about it
+    receive almost no power (W . xi ~ 1e-9 |xi|), the plane W . xi = 1 is nearly
+    parallel to the minimiser's ray and Newton's step along it is meaningless.
+    Here, in a frame at r_k, the variable is u, the velocity of r_k per unit
+    rotation rate (xi' = (u, +-1); the center of rotation is r_k - perp(u)), and
+    the objective is the power ratio R(u) = P(xi') / (W' . xi'), homogeneous of
+    degree 0, whose stationary points are those of P on the plane (grad P =
+    R W'): small velocities are the variables themselves, and near the minimum
+    the Hessian of R is that of P over W' . xi' (its other terms cancel when
+    grad P = R W'), well conditioned on this chart. Newton uses that Hessian
+    (positive semi-definite everywhere) with an Armijo search on R.
+    """
+    origin = support.points[k]
+    local = support.shifted(origin)
+    frame_wrench = _wrench_about(wrench, origin)
+    start_frame = _twist_about(start, origin)
+    if start_frame[2] == 0.0:
+        return start, support.dissipation(start)[1], False
+    sense = math.copysign(1.0, start_frame[2])
+    force = frame_wrench[:2]
+
+    def evaluate(u):
+        twist = np.array([u[0], u[1], sense])
+        received = frame_wrench @ twist
+        if received <= 0.0:  # outside the half-space where the wrench drives the motion
+            return np.inf, None, None, twist, None
+        power, gradient, hessian = local.dissipation(twist, hessian=True)
+        ratio = power / received
+        return ratio, (gradient[:2] - ratio * force) / received, hessian[:2, :2] / received, twist, gradient
+
+    u = start_frame[:2] / abs(start_frame[2])
+    ratio, slope, curvature, twist, gradient = evaluate(u)
+    for _ in range(MAX_ITERATIONS):
+        if gradient is None or _balanced(gradient, frame_wrench, NEWTON_TOLERANCE):
+            break
+        curvature = curvature + 1e-14 * np.trace(curvature) * np.eye(2)
+        step = -np.linalg.solve(curvature, slope)
+        decrease = slope @ step
+        resolvable = -decrease > 1e-11 * ratio  # as in _newton_on_plane: below that, trust the slope
+        length = 1.0
+        while True:
+            trial = evaluate(u + length * step)
+            armijo = trial[0] <= ratio + 1e-4 * length * decrease
+            if armijo or (not resolvable and trial[0] < np.inf) or length < 1e-12:
+                break
+            length *= 0.5
+        if length < 1e-12 or not np.isfinite(trial[0]):
+            break
+        u = u + length * step
+        ratio, slope, curvature, twist, gradient = trial
+    if gradient is None:
+        return start, support.dissipation(start)[1], False
+    scale = 1.0 / (frame_wrench @ twist)
+    converged = _balanced(gradient, frame_wrench, ACCEPT_TOLERANCE)
+    return _twist_about(scale * twist, -origin), _wrench_about(gradient, -origin), converged
 
 
 def _resting_point_twist(support: PointSupport, wrench: np.ndarray, k: int):
-    """Rotation about support point k at rest, whose static friction g (|g| <= w_k) completes the balance
-    G_without_k + [g; perp(r_k) . g] = lambda wrench with lambda > 0; returns (twist, lambda wrench)."""
+    """Rotation about support point k at rest, whose static friction g (|g| <= w_k, see _static_capacity)
+    completes the balance G_without_k + [g; perp(r_k) . g] = lambda wrench with lambda > 0; returns (twist,
+    lambda wrench).
+
+    In closed form: g acts at r_k, so moments about r_k give lambda m_k = (moment of G about r_k), m_k the
+    wrench's moment about r_k (lambda is then G . xi, the power, by Euler's identity), and g = lambda f_W - G_f.
+    When the wrench's line passes within ~1e-9 of r_k, m_k -> 0 and lambda, g blow up: that rejects the pivot,
+    which no solve of the 3x3 system (singular with m_k) would do reliably.
+    """
     rest = support.points[k]
     rotation = np.array([rest[1], -rest[0], 1.0])
-    twist = rotation / (wrench @ rotation)
+    moment = wrench @ rotation
+    if moment == 0.0:
+        raise ConvergenceError(f"the edge wrench {wrench.tolist()} passes through support point {k}")
+    twist = rotation / moment
     gradient = support.gradient_without(twist, k)
-    lever = perp(rest)
-    system = np.array([[1.0, 0.0, -wrench[0]], [0.0, 1.0, -wrench[1]], [lever[0], lever[1], -wrench[2]]])
-    # singular when the wrench's line passes through r_k; least squares then picks one balance, checked below
-    (g_x, g_y, multiplier), *_ = np.linalg.lstsq(system, -gradient, rcond=None)
-    balanced = np.linalg.norm(system @ [g_x, g_y, multiplier] + gradient) <= 1e-9 * np.linalg.norm(gradient)
-    if balanced and multiplier > 0.0 and np.hypot(g_x, g_y) <= support.weights[k] * (1.0 + 1e-9):
+    capacity = _static_capacity(support, k)
+    multiplier = (gradient @ rotation) / moment
+    static = multiplier * wrench[:2] - gradient[:2]
+    if multiplier > 0.0 and np.hypot(static[0], static[1]) <= capacity:
         return twist, multiplier * wrench
     raise ConvergenceError(f"no twist found for the edge wrench {wrench.tolist()} at a support-point kink")
