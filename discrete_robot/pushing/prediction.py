@@ -293,6 +293,7 @@ def _monotone_root(slope, start: float, tolerance: float):
     value, derivative, extra = slope(x)
     low, high = -np.inf, np.inf
     best = (x, value, extra)
+    previous_step = np.inf
     for _ in range(MAX_ITERATIONS * 2):
         if abs(value) <= tolerance:
             return x, value, extra
@@ -300,15 +301,17 @@ def _monotone_root(slope, start: float, tolerance: float):
             low = x
         else:
             high = x
-        if np.isfinite(low) and np.isfinite(high) and high - low <= 1e-15 * max(1.0, abs(low), abs(high)):
+        bracketed = np.isfinite(low) and np.isfinite(high)
+        if bracketed and high - low <= 1e-15 * max(1.0, abs(low), abs(high)):
             return best
         step = -value / derivative if derivative > 0.0 else np.inf
         candidate = x + step
-        if not (low < candidate < high) or not np.isfinite(candidate):
-            if np.isfinite(low) and np.isfinite(high):
-                candidate = 0.5 * (low + high)
-            else:
-                candidate = x + np.sign(-value) * max(1.0, 2.0 * abs(x))
+        # Newton steps that do not halve the one before (zigzagging across a bend of the slope, where P's
+        # curvature jumps as the center of rotation passes a row of support points) give way to bisection
+        zigzag = bracketed and abs(step) > 0.5 * previous_step
+        if not (low < candidate < high) or not np.isfinite(candidate) or zigzag:
+            candidate = 0.5 * (low + high) if bracketed else x + np.sign(-value) * max(1.0, 2.0 * abs(x))
+        previous_step = abs(candidate - x)
         x = candidate
         value, derivative, extra = slope(x)
         if abs(value) < abs(best[1]):
