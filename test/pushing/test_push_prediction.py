@@ -118,9 +118,11 @@ def polygons(draw):
         vertices = cloud[hull.vertices]
         assume(len(vertices) >= 3 and hull.volume > 0.05)
     vertices = centre + size * vertices
-    # hull vertices may nearly coincide; a footprint repeating a vertex (an edge under 1e-12 of its size) is invalid
+    # hull vertices may nearly coincide: the footprint validation rejects a vertex repeated within 1e-12 of the
+    # size, and an edge that short also counts as folding back or touching its neighbours (tolerances ~1e-12
+    # size^2); keep edges clear of those by three orders of magnitude
     edges = np.linalg.norm(np.roll(vertices, -1, axis=0) - vertices, axis=1)
-    assume(edges.min() > 1e-12 * np.ptp(vertices, axis=0).max())
+    assume(edges.min() > 1e-9 * np.ptp(vertices, axis=0).max())
     return vertices
 
 
