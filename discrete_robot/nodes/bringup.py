@@ -14,16 +14,16 @@ the others run on. Ctrl-C stops everything cleanly.
 
 import argparse
 import importlib
-import signal
 import sys
 from dataclasses import dataclass
 
 import rclpy
-from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
+from rclpy.executors import MultiThreadedExecutor
 from rclpy.utilities import remove_ros_args
 
 from discrete_robot.errors import DiscreteRobotError
 from discrete_robot.model.description import package_config_path
+from discrete_robot.nodes.common import init_with_stop_signal, spin_until_stopped
 
 
 @dataclass(frozen=True)
@@ -81,11 +81,7 @@ def main(args: list[str] | None = None) -> int:
     overrides = [f"{c.node}:model_file:={options.model_file}" for c in components
                  if c.arm_model and options.model_file]
     params += [arg for override in overrides for arg in ("-p", override)]
-    # rclpy's SIGINT handler shuts the context down, which ends executor.spin(); it then chains to
-    # Python's handler, whose KeyboardInterrupt would land in the middle of the clean-up below
-    # (the multi-threaded executor returns before it arrives). Chain to a no-op instead.
-    signal.signal(signal.SIGINT, lambda *_: None)
-    rclpy.init(args=["bringup", "--ros-args", *params, *_ros_args_of(argv)])
+    stop = init_with_stop_signal(["bringup", "--ros-args", *params, *_ros_args_of(argv)])
     logger = rclpy.logging.get_logger("bringup")
     for component in missing:
         logger.error(f"{component.node} failed to start: no parameter file {package_config_path(component.config)}")
@@ -95,9 +91,7 @@ def main(args: list[str] | None = None) -> int:
         executor.add_node(node)
     try:
         if nodes:
-            executor.spin()
-    except ExternalShutdownException:
-        pass
+            spin_until_stopped(executor, stop)
     finally:
         executor.shutdown(timeout_sec=1.0)
         for node in nodes:

@@ -14,6 +14,8 @@ Conventions every node module follows (tests and the composed bringup rely on th
 - the module ends with ``main = node_main(TheNodeClass)`` (the console_scripts entry).
 """
 
+import signal
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -24,10 +26,11 @@ from builtin_interfaces.msg import Time
 from geometry_msgs.msg import Point, Pose, Quaternion
 from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescriptor, SetParametersResult
 from rclpy.exceptions import ParameterUninitializedException
-from rclpy.executors import ExternalShutdownException
+from rclpy.executors import Executor, SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from rclpy.signals import SignalHandlerOptions
 from sensor_msgs.msg import JointState
 
 from discrete_robot.errors import DiscreteRobotError
@@ -181,6 +184,33 @@ def seconds_to_duration_fields(seconds: float) -> tuple[int, int]:
     return nanoseconds // 1_000_000_000, nanoseconds % 1_000_000_000
 
 
+def init_with_stop_signal(args: Sequence[str] | None) -> threading.Event:
+    """``rclpy.init`` with SIGINT/SIGTERM (Ctrl-C, ``ros2 launch`` stopping) only setting the returned event.
+
+    rclpy's own handlers shut the context down from the signal, while the
+    executor may be building its next wait set or a timer may be publishing on
+    another thread; those then fail with "context is not valid" and the process
+    exits non-zero after a Ctrl-C. Here :func:`spin_until_stopped` ends the spin
+    loop first and the caller shuts the context down afterwards, so there is no
+    such race. The handlers go in before the nodes are built, so a signal during
+    start-up also ends the process cleanly.
+    """
+    stop = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.set())
+    rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
+    return stop
+
+
+def spin_until_stopped(executor: Executor, stop: threading.Event, poll_s: float = 0.1) -> None:
+    """Spin ``executor`` until ``stop`` is set or the context is shut down; a set ``stop`` is seen within ``poll_s``.
+
+    The caller then shuts the executor down, destroys its nodes and the context, in that order.
+    """
+    while not stop.is_set() and executor.context.ok():
+        executor.spin_once(timeout_sec=poll_s)
+
+
 def node_main(node_class: type[Node]) -> Callable[[Sequence[str] | None], int]:
     """A console-script ``main`` that spins one node and shuts down cleanly on Ctrl-C.
 
@@ -191,18 +221,19 @@ def node_main(node_class: type[Node]) -> Callable[[Sequence[str] | None], int]:
     """
 
     def main(args: Sequence[str] | None = None) -> int:
-        rclpy.init(args=args)
+        stop = init_with_stop_signal(args)
         node = None
+        executor = SingleThreadedExecutor()
         status = 0
         try:
             node = node_class()
-            rclpy.spin(node)
-        except (KeyboardInterrupt, ExternalShutdownException):
-            pass
+            executor.add_node(node)
+            spin_until_stopped(executor, stop)
         except DiscreteRobotError as error:
             rclpy.logging.get_logger(getattr(node_class, "NODE_NAME", node_class.__name__)).fatal(str(error))
             status = 1
         finally:
+            executor.shutdown(timeout_sec=1.0)
             if node is not None:
                 node.destroy_node()
             rclpy.try_shutdown()

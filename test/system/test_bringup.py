@@ -45,7 +45,7 @@ def test_all_nodes_up_plan_moves_the_arm_push_is_answered_and_sigint_is_clean(ro
     sent = time.monotonic()
     status = bringup.stop(timeout=10.0)
     assert time.monotonic() - sent < 2.0, "SIGINT took more than 2 s to stop the bringup"
-    assert status == 0
+    assert status == 0, bringup.log()
     assert "Traceback" not in bringup.log()
 
 
