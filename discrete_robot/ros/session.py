@@ -12,6 +12,9 @@ import time
 import rclpy
 from rclpy.executors import SingleThreadedExecutor
 
+#: time a new client waits after finding its service, for the server to discover the client in turn, s
+DISCOVERY_SETTLE_S = 0.25
+
 
 class RosTimeoutError(TimeoutError):
     """Something expected over ROS did not happen in time."""
@@ -27,6 +30,7 @@ class RosSession:
         self.executor = SingleThreadedExecutor(context=self.context)
         self.executor.add_node(self.node)
         self._publishers = {}
+        self._clients = {}
 
     def __enter__(self):
         return self
@@ -75,25 +79,30 @@ class RosSession:
         self._publishers[key].publish(msg)
 
     def wait_for_service(self, srv_type, name: str, timeout: float) -> None:
-        client = self.node.create_client(srv_type, name)
-        try:
+        """Wait until service ``name`` is up and can answer this session; RosTimeoutError if it is not."""
+        self._client(srv_type, name, timeout)
+
+    def _client(self, srv_type, name: str, timeout: float):
+        """This session's client of ``name`` (one per service: each new client must be discovered anew)."""
+        key = (name, srv_type)
+        if key not in self._clients:
+            self._clients[key] = self.node.create_client(srv_type, name)
+        client = self._clients[key]
+        if not client.service_is_ready():
             if not client.wait_for_service(timeout_sec=timeout):
                 raise RosTimeoutError(f"service {name} not available within {timeout} s")
-        finally:
-            self.node.destroy_client(client)
+            # The client has now discovered the server, but the server may not yet have discovered this
+            # client's reply reader: Fast DDS drops a response it cannot deliver within 100 ms ("failed to send
+            # response (timeout)", ros2/rmw_fastrtps#704), and the call would hang. Let discovery finish.
+            self.spin_until(lambda: False, DISCOVERY_SETTLE_S)
+        return client
 
     def call(self, srv_type, name: str, request, timeout: float = 30.0):
         """Call service ``name`` and return its response; RosTimeoutError if it is not up or does not answer."""
-        client = self.node.create_client(srv_type, name)
-        try:
-            if not client.wait_for_service(timeout_sec=timeout):
-                raise RosTimeoutError(f"service {name} not available within {timeout} s")
-            future = client.call_async(request)
-            if not self.spin_until(future.done, timeout):
-                raise RosTimeoutError(f"service {name} did not answer within {timeout} s")
-            return future.result()
-        finally:
-            self.node.destroy_client(client)
+        future = self._client(srv_type, name, timeout).call_async(request)
+        if not self.spin_until(future.done, timeout):
+            raise RosTimeoutError(f"service {name} did not answer within {timeout} s")
+        return future.result()
 
     def close(self) -> None:
         self.executor.shutdown()
