@@ -62,7 +62,7 @@ PARAMETERS = [
     ParameterSpec("integrator", IntegratorKind.DISCRETE.value,
                   "discrete (energy-conserving discrete model), variational (midpoint VI) or rk45 (comparison)",
                   check=one_of(*(k.value for k in IntegratorKind)), read_only=True),
-    ParameterSpec("time_step", 0.01, "fixed integration step, s", check=positive, value_range=(1e-5, 1.0),
+    ParameterSpec("time_step", 0.02, "fixed integration step, s", check=positive, value_range=(1e-5, 1.0),
                   read_only=True),
     ParameterSpec("publish_rate", 50.0, "rate of the simulation ticks and of the published topics, Hz",
                   check=positive, value_range=(0.1, 1000.0), read_only=True),

@@ -42,6 +42,8 @@ PLAN_START = (-math.pi / 2, 0.0)  # hanging (gravity -y): the motors have torque
 PLAN_GOAL = (0.0, math.pi / 2)
 SETTLE_TIME = 2.0  # s the arm holds the start before the planned motion
 TORQUE_MARGIN = 0.9  # share of the torque limits the plan may use
+AT_REST_SPEED = 1e-3  # rad/s: every joint slower than this counts as having stopped
+MAX_OVERTIME = 20.0  # s the arm may take beyond the plan (and 2 s of settling) to stop
 
 
 @dataclass(frozen=True)
@@ -102,6 +104,8 @@ def plan_execute(session: RosSession, output_dir: Path, progress: tqdm) -> dict:
         session.node.destroy_subscription(subscription)
         raise ExperimentError(f"plan_trajectory failed: {response.message}")
     _spin_with_progress(session, progress, response.duration + 2.0)
+    # A simulator slower than real time (a loaded machine) runs the motion in slow motion: wait for it to end.
+    session.spin_until(lambda: bool(states) and np.max(np.abs(states[-1].velocity)) < AT_REST_SPEED, MAX_OVERTIME)
     session.node.destroy_subscription(subscription)
 
     plan = response.trajectory
