@@ -23,7 +23,7 @@ from rclpy.utilities import remove_ros_args
 
 from discrete_robot.errors import DiscreteRobotError
 from discrete_robot.model.description import package_config_path
-from discrete_robot.nodes.common import init_with_stop_signal, spin_until_stopped
+from discrete_robot.nodes.common import init_with_stop_signal, shut_down, spin_until_stopped
 
 
 @dataclass(frozen=True)
@@ -93,10 +93,7 @@ def main(args: list[str] | None = None) -> int:
         if nodes:
             spin_until_stopped(executor, stop)
     finally:
-        executor.shutdown(timeout_sec=1.0)
-        for node in nodes:
-            node.destroy_node()
-        rclpy.try_shutdown()
+        shut_down(executor, nodes)
     return 0 if len(nodes) == len(components) and not missing else 1
 
 

@@ -205,10 +205,19 @@ def init_with_stop_signal(args: Sequence[str] | None) -> threading.Event:
 def spin_until_stopped(executor: Executor, stop: threading.Event, poll_s: float = 0.1) -> None:
     """Spin ``executor`` until ``stop`` is set or the context is shut down; a set ``stop`` is seen within ``poll_s``.
 
-    The caller then shuts the executor down, destroys its nodes and the context, in that order.
+    The caller then calls :func:`shut_down`.
     """
     while not stop.is_set() and executor.context.ok():
         executor.spin_once(timeout_sec=poll_s)
+
+
+def shut_down(executor: Executor, nodes: Sequence[Node]) -> None:
+    """After :func:`spin_until_stopped`: stop the executor (waiting up to 1 s for running callbacks), then the
+    nodes, then the context, in that order so no callback runs on a destroyed node or context."""
+    executor.shutdown(timeout_sec=1.0)
+    for node in nodes:
+        node.destroy_node()
+    rclpy.try_shutdown()
 
 
 def node_main(node_class: type[Node]) -> Callable[[Sequence[str] | None], int]:
@@ -233,10 +242,7 @@ def node_main(node_class: type[Node]) -> Callable[[Sequence[str] | None], int]:
             rclpy.logging.get_logger(getattr(node_class, "NODE_NAME", node_class.__name__)).fatal(str(error))
             status = 1
         finally:
-            executor.shutdown(timeout_sec=1.0)
-            if node is not None:
-                node.destroy_node()
-            rclpy.try_shutdown()
+            shut_down(executor, [node] if node is not None else [])
         return status
 
     return main
