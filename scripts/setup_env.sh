@@ -84,3 +84,12 @@ share=$VENV/share/discrete_robot
 mkdir -p "$share" "$VENV/share/ament_index/resource_index/packages"
 touch "$VENV/share/ament_index/resource_index/packages/discrete_robot"
 for item in package.xml launch config urdf rviz; do ln -sfn "$ROOT/$item" "$share/$item"; done
+
+# 4. Compile the numba kernels into the user cache (discrete_robot/jit.py says where), so the first
+#    node start or CLI call loads compiled code. Re-run only when a source file changed.
+h=$(hash_of $(find discrete_robot -name '*.py' | sort); echo "${NUMBA_CACHE_DIR:-}${DISCRETE_ROBOT_CACHE_DIR:-}")
+if ! up_to_date warmup "$h"; then
+  echo "setup: compiling kernels"
+  "$VPY" -m discrete_robot.warmup
+  mark warmup "$h"
+fi
