@@ -31,6 +31,9 @@ if [ ! -x "$VENV/bin/python" ]; then
 fi
 mkdir -p "$STAMPS"
 VPY=$VENV/bin/python
+# One set-up at a time per venv (parallel `make` targets, or a test run rebuilding interfaces).
+exec 9>"$VENV/.setup.lock"
+flock 9
 
 # 1. Python requirements (and the ROS 2 wheels when no system ROS 2 is sourced).
 reqs=(requirements.txt)
