@@ -21,3 +21,51 @@ def per_joint_values(values, default: np.ndarray, what: str, joint_names) -> np.
     if values is None or len(values) == 0:
         return default
     return finite_vector(values, default.size, f"{what} (one per joint: {', '.join(joint_names)})")
+
+
+def finite_scalar(value, what: str, low: float = -np.inf, high: float = np.inf) -> float:
+    """``value`` as a finite float in [low, high], or InputError naming ``what``."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError, OverflowError):
+        raise InputError(f"{what}: expected a number, got {value!r}") from None
+    if not np.isfinite(number):
+        raise InputError(f"{what}: must be finite (no NaN or infinity), got {number}")
+    if not low <= number <= high:
+        raise InputError(f"{what}: must be in [{low:g}, {high:g}], got {number:g}")
+    return number
+
+
+def positive_step(value, what: str, smallest: float = 1e-9, largest: float = np.inf) -> float:
+    """A time or length step: finite and in [smallest, largest] (a denormal step would make the step count
+    overflow), or InputError naming ``what``."""
+    return finite_scalar(value, what, low=smallest, high=largest)
+
+
+def bounded_count(count: float, limit: int, what: str, limit_name: str) -> int:
+    """A derived number of steps/points/iterations as an int, or InputError naming ``what`` when it is not
+    finite or exceeds ``limit`` (the parameter ``limit_name``), before anything that large is allocated."""
+    if not np.isfinite(count):
+        raise InputError(f"{what}: the number of steps is not finite ({count})")
+    if count > limit:
+        raise InputError(f"{what}: needs {count:.3g} steps, more than {limit_name} = {limit}")
+    return int(count)
+
+
+def joint_order(names, joint_names, what: str) -> np.ndarray:
+    """Indices into ``names`` of each of the model's ``joint_names`` (the permutation of a message's joints);
+    InputError naming ``what`` for unknown, duplicate or missing names. Empty ``names`` = the model's order."""
+    names = list(names)
+    joint_names = list(joint_names)
+    if not names:
+        return np.arange(len(joint_names))
+    unknown = [n for n in names if n not in joint_names]
+    if unknown:
+        raise InputError(f"{what}: unknown joint names {unknown} (the model has {', '.join(joint_names)})")
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    if duplicates:
+        raise InputError(f"{what}: duplicate joint names {duplicates}")
+    missing = [n for n in joint_names if n not in names]
+    if missing:
+        raise InputError(f"{what}: missing joint names {missing}")
+    return np.array([names.index(n) for n in joint_names])

@@ -6,6 +6,12 @@ and a check. Invalid values are rejected at startup (the node logs the reason
 and exits non-zero) and at set time (the set fails with the reason), so a node
 never runs with a value it cannot use.
 
+Every node derives from :class:`GuardedNode`: its service, subscription and timer
+callbacks are wrapped so that no exception reaches the executor (a node is never
+stopped by what it receives), and no success response leaves with a NaN or an
+infinity in it. The guard is a safety net; the core still refuses bad input with
+specific messages, which the guard passes on unchanged.
+
 Conventions every node module follows (tests and the composed bringup rely on them):
 - the specs are a module-level list ``PARAMETERS`` of :class:`ParameterSpec`, so the
   config/launch consistency tests can read them without starting ROS;
@@ -14,8 +20,10 @@ Conventions every node module follows (tests and the composed bringup rely on th
 - the module ends with ``main = node_main(TheNodeClass)`` (the console_scripts entry).
 """
 
+import math
 import signal
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -25,20 +33,28 @@ import rclpy
 from builtin_interfaces.msg import Time
 from geometry_msgs.msg import Point, Pose, Quaternion
 from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescriptor, SetParametersResult
-from rclpy.exceptions import ParameterUninitializedException
-from rclpy.executors import Executor, SingleThreadedExecutor
+from rclpy.exceptions import ParameterException, ParameterUninitializedException
+from rclpy.executors import Executor, MultiThreadedExecutor, SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
-from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.signals import SignalHandlerOptions
 from sensor_msgs.msg import JointState
 
+from discrete_robot.budget import STOP
 from discrete_robot.errors import DiscreteRobotError
+from discrete_robot.validation import finite_scalar
 
 #: robot_description and static markers: late joiners (RViz, robot_state_publisher) still get the last message.
 LATCHED_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
 #: joint states, poses, commands: the ROS default (reliable, volatile, depth 10).
 STATE_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.VOLATILE)
+#: service requests: the default depth of 10 silently drops the 11th outstanding request of a busy service; a
+#: request is bounded work (see discrete_robot.budget), so queueing up to this many is answered in bounded time.
+SERVICE_QOS = QoSProfile(depth=1000, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
+                         durability=DurabilityPolicy.VOLATILE)
+#: how often one endpoint may log the same kind of refusal, s (the rest are counted and reported with the next)
+LOG_PERIOD_S = 5.0
 
 
 class StartupError(DiscreteRobotError):
@@ -118,7 +134,11 @@ def declare_parameters(node: Node, specs: Sequence[ParameterSpec],
     by_name = {spec.name: spec for spec in specs}
     for spec in specs:
         default = spec.type if spec.type is not None and spec.default in (None, []) else spec.default
-        node.declare_parameter(spec.name, default, _descriptor(spec))
+        try:
+            node.declare_parameter(spec.name, default, _descriptor(spec))
+        except (ParameterException, TypeError, ValueError) as error:
+            raise StartupError(f"{node.get_name()}: invalid parameter {spec.name}: {_allowed(spec)} "
+                               f"({type(error).__name__})") from None
     values = {spec.name: parameter_value(node, spec.name) for spec in specs}
     errors = _problems(by_name, values, cross_check)
     if errors:
@@ -132,6 +152,15 @@ def declare_parameters(node: Node, specs: Sequence[ParameterSpec],
 
     node.add_on_set_parameters_callback(on_set)
     return values
+
+
+def _allowed(spec: ParameterSpec) -> str:
+    """What ``spec`` accepts, for a one-line start-up error: its type and range."""
+    kind = type(spec.default).__name__ if spec.type is None else spec.type.name.lower()
+    allowed = f"expected a {kind}"
+    if spec.value_range is not None:
+        allowed += f" in [{spec.value_range[0]}, {spec.value_range[1]}]"
+    return allowed
 
 
 def _problems(by_name, values, cross_check, only=None) -> list[str]:
@@ -148,6 +177,126 @@ def _problems(by_name, values, cross_check, only=None) -> list[str]:
             problems.append(reason)
     return problems
 
+
+
+class RateLimitedLog:
+    """Warnings of one kind (a key) at most once per ``period_s``; the ones in between are counted, not lost."""
+
+    def __init__(self, logger, period_s: float = LOG_PERIOD_S):
+        self._logger = logger
+        self._period_s = period_s
+        self._last: dict[str, float] = {}
+        self._suppressed: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def warning(self, key: str, message: str) -> None:
+        now = time.monotonic()
+        with self._lock:
+            if now - self._last.get(key, -math.inf) < self._period_s:
+                self._suppressed[key] = self._suppressed.get(key, 0) + 1
+                return
+            self._last[key] = now
+            suppressed = self._suppressed.pop(key, 0)
+        if suppressed:
+            message += f" (and {suppressed} more like it in the last {self._period_s:g} s)"
+        self._logger.warning(message)
+
+
+def describe_failure(endpoint: str, error: BaseException) -> str:
+    """The reason given for a failed callback: the core's own message for its errors, else the exception named."""
+    if isinstance(error, DiscreteRobotError):
+        return str(error)
+    return f"internal error in {endpoint}: {type(error).__name__}: {error}"
+
+
+def first_non_finite(msg, prefix: str = "") -> str | None:
+    """The dotted name of the first float field of a ROS message (nested, arrays included) holding NaN or ±inf."""
+    for name in msg.get_fields_and_field_types():
+        value = getattr(msg, name)
+        path = f"{prefix}{name}"
+        if isinstance(value, float):
+            if not math.isfinite(value):
+                return path
+        elif hasattr(value, "get_fields_and_field_types"):
+            found = first_non_finite(value, f"{path}.")
+            if found:
+                return found
+        elif isinstance(value, (list, tuple)) and value and hasattr(value[0], "get_fields_and_field_types"):
+            for index, item in enumerate(value):
+                found = first_non_finite(item, f"{path}[{index}].")
+                if found:
+                    return found
+        elif not isinstance(value, (str, bytes, list, tuple)) and hasattr(value, "__len__") and len(value):
+            array = np.asarray(value)
+            if array.dtype.kind == "f" and not np.all(np.isfinite(array)):
+                return path
+    return None
+
+
+def refuse(response, reason: str):
+    """``response`` with ``success = False`` and ``message = reason`` (the fields every service here has)."""
+    if hasattr(response, "success"):
+        response.success = False
+    if hasattr(response, "message"):
+        response.message = reason
+    return response
+
+
+class GuardedNode(Node):
+    """A Node whose callbacks never raise into the executor.
+
+    - services: an exception in the handler is answered with a fresh response, ``success = False`` and the
+      reason; a success response holding NaN or ±inf is refused the same way, naming the field;
+    - subscriptions and timers: an exception is logged (rate-limited per endpoint) and the message or tick
+      is dropped; the next one runs as usual;
+    - :meth:`guard` wraps any other callback (action servers) the same way.
+
+    Services get :data:`SERVICE_QOS` unless a profile is given.
+    """
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.refusals = RateLimitedLog(self.get_logger())
+
+    def guard(self, endpoint: str, callback: Callable, on_error: Callable[[str], Any] | None = None) -> Callable:
+        """``callback`` wrapped: an exception is logged (rate-limited) and ``on_error(reason)`` is returned."""
+
+        def guarded(*args, **kwargs):
+            try:
+                return callback(*args, **kwargs)
+            except Exception as error:  # noqa: BLE001  (the safety net: nothing may reach the executor)
+                reason = describe_failure(endpoint, error)
+                self.refusals.warning(endpoint, f"{endpoint}: {reason}")
+                return on_error(reason) if on_error is not None else None
+
+        return guarded
+
+    def create_service(self, srv_type, srv_name, callback, **kwargs):
+        kwargs.setdefault("qos_profile", SERVICE_QOS)
+
+        def handle(request, response):
+            try:
+                response = callback(request, response)
+            except Exception as error:  # noqa: BLE001  (answered with the reason instead of no answer)
+                reason = describe_failure(srv_name, error)
+                self.refusals.warning(srv_name, f"{srv_name} refused: {reason}")
+                return refuse(srv_type.Response(), reason)
+            if getattr(response, "success", False):
+                field = first_non_finite(response)
+                if field is not None:
+                    reason = f"internal error in {srv_name}: the result has a non-finite value in {field}"
+                    self.refusals.warning(srv_name, reason)
+                    return refuse(srv_type.Response(), reason)
+            return response
+
+        return super().create_service(srv_type, srv_name, handle, **kwargs)
+
+    def create_subscription(self, msg_type, topic, callback, qos_profile, **kwargs):
+        return super().create_subscription(msg_type, topic, self.guard(f"topic {topic}", callback), qos_profile,
+                                           **kwargs)
+
+    def create_timer(self, timer_period_sec, callback, *args, **kwargs):
+        return super().create_timer(timer_period_sec, self.guard("timer", callback), *args, **kwargs)
 
 
 def joint_state_msg(stamp: Time, names: Sequence[str], position, velocity=(), effort=()) -> JointState:
@@ -178,8 +327,14 @@ def duration_seconds(duration) -> float:
     return duration.sec + duration.nanosec * 1e-9
 
 
-def seconds_to_duration_fields(seconds: float) -> tuple[int, int]:
-    """Seconds -> (sec, nanosec) for builtin_interfaces Duration/Time."""
+#: builtin_interfaces Duration/Time hold seconds in an int32
+_MAX_MESSAGE_SECONDS = 2.0 ** 31 - 1.0
+
+
+def seconds_to_duration_fields(seconds: float, what: str = "duration") -> tuple[int, int]:
+    """Seconds -> (sec, nanosec) for builtin_interfaces Duration/Time; InputError naming ``what`` when the value
+    is not finite or outside [0, 2³¹ − 1] s (the message's int32 seconds)."""
+    seconds = finite_scalar(seconds, what, low=0.0, high=_MAX_MESSAGE_SECONDS)
     nanoseconds = int(round(seconds * 1e9))
     return nanoseconds // 1_000_000_000, nanoseconds % 1_000_000_000
 
@@ -193,13 +348,13 @@ def init_with_stop_signal(args: Sequence[str] | None) -> threading.Event:
     exits non-zero after a Ctrl-C. Here :func:`spin_until_stopped` ends the spin
     loop first and the caller shuts the context down afterwards, so there is no
     such race. The handlers go in before the nodes are built, so a signal during
-    start-up also ends the process cleanly.
+    start-up also ends the process cleanly. The event is :data:`discrete_robot.budget.STOP`,
+    which long computations poll, so a stop never waits for one.
     """
-    stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: stop.set())
+        signal.signal(sig, lambda *_: STOP.set())
     rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
-    return stop
+    return STOP
 
 
 def spin_until_stopped(executor: Executor, stop: threading.Event, poll_s: float = 0.1) -> None:
@@ -211,10 +366,23 @@ def spin_until_stopped(executor: Executor, stop: threading.Event, poll_s: float 
         executor.spin_once(timeout_sec=poll_s)
 
 
-def shut_down(executor: Executor, nodes: Sequence[Node]) -> None:
-    """After :func:`spin_until_stopped`: stop the executor (waiting up to 1 s for running callbacks), then the
-    nodes, then the context, in that order so no callback runs on a destroyed node or context."""
-    executor.shutdown(timeout_sec=1.0)
+def shut_down(executor: Executor, nodes: Sequence[Node], timeout_s: float = 1.0) -> None:
+    """After :func:`spin_until_stopped`: let running callbacks end (up to ``timeout_s``; long computations see
+    the stop flag), drop the ones still queued, then stop the executor, the nodes and the context, in that order
+    so no callback runs on a destroyed node or context.
+
+    rclpy 9.1's ``Executor.shutdown`` does not wait for callbacks in flight (it tests ``_is_shutdown`` right after
+    setting it), and a MultiThreadedExecutor's thread pool then runs queued callbacks against the destroyed guard
+    condition ("The following exception was never retrieved: cannot use Destroyable ..."). Waiting on the
+    executor's own work tracker and cancelling the pool's queue first is what ``shutdown`` means to do.
+    """
+    work = getattr(executor, "_work_tracker", None)
+    if work is not None:
+        work.wait(timeout_s)
+    pool = getattr(executor, "_executor", None)
+    if pool is not None:
+        pool.shutdown(wait=False, cancel_futures=True)
+    executor.shutdown(timeout_sec=0.0)
     for node in nodes:
         node.destroy_node()
     rclpy.try_shutdown()
@@ -223,16 +391,18 @@ def shut_down(executor: Executor, nodes: Sequence[Node]) -> None:
 def node_main(node_class: type[Node]) -> Callable[[Sequence[str] | None], int]:
     """A console-script ``main`` that spins one node and shuts down cleanly on Ctrl-C.
 
-    A node that cannot start (invalid parameters or model file) logs why and
-    the process exits with status 1. Node classes name themselves in a class
-    attribute ``NODE_NAME`` and take ``**kwargs`` for ``Node.__init__`` so the
-    composed bringup can build them too.
+    A node that cannot start (invalid parameters or model file) logs why in one
+    line and the process exits with status 1. Node classes name themselves in a
+    class attribute ``NODE_NAME`` and take ``**kwargs`` for ``Node.__init__`` so
+    the composed bringup can build them too; a class with ``MULTI_THREADED = True``
+    (long service calls beside a simulation timer) is spun by a MultiThreadedExecutor.
     """
 
     def main(args: Sequence[str] | None = None) -> int:
         stop = init_with_stop_signal(args)
         node = None
-        executor = SingleThreadedExecutor()
+        executor = (MultiThreadedExecutor() if getattr(node_class, "MULTI_THREADED", False)
+                    else SingleThreadedExecutor())
         status = 0
         try:
             node = node_class()

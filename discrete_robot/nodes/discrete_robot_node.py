@@ -24,7 +24,6 @@ the state is kept. Invalid parameters or model files stop the node at startup wi
 import time
 
 import numpy as np
-from rclpy.node import Node
 from rclpy.parameter import Parameter
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64, Float64MultiArray, String
@@ -40,6 +39,7 @@ from discrete_robot.model.urdf import to_urdf
 from discrete_robot.nodes.common import (
     LATCHED_QOS,
     STATE_QOS,
+    GuardedNode,
     ParameterSpec,
     declare_parameters,
     duration_seconds,
@@ -80,7 +80,7 @@ PARAMETERS = [
 
 
 
-class DiscreteRobotNode(Node):
+class DiscreteRobotNode(GuardedNode):
     """Simulates a robot model in (scaled) real time and publishes its joint states, URDF and energy."""
 
     NODE_NAME = "discrete_robot_node"

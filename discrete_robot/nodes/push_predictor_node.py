@@ -25,7 +25,6 @@ Subscribes
 import numpy as np
 from discrete_robot_interfaces.srv import PredictPush, SimulatePush
 from geometry_msgs.msg import Point, PointStamped, Pose2D, PoseStamped, Vector3
-from rclpy.node import Node
 from rclpy.parameter import Parameter
 from std_msgs.msg import ColorRGBA
 from visualization_msgs.msg import Marker, MarkerArray
@@ -33,6 +32,7 @@ from visualization_msgs.msg import Marker, MarkerArray
 from discrete_robot.errors import DiscreteRobotError
 from discrete_robot.nodes.common import (
     STATE_QOS,
+    GuardedNode,
     ParameterSpec,
     StartupError,
     declare_parameters,
@@ -105,7 +105,7 @@ def _color(r, g, b, a=1.0) -> ColorRGBA:
     return ColorRGBA(r=float(r), g=float(g), b=float(b), a=float(a))
 
 
-class PushPredictorNode(Node):
+class PushPredictorNode(GuardedNode):
     """Serves push predictions and simulations and pushes a streamed object."""
 
     NODE_NAME = "push_predictor_node"

@@ -27,7 +27,6 @@ Bad commands (wrong length, NaN, unknown body) are logged and ignored; the simul
 
 import numpy as np
 from geometry_msgs.msg import PoseStamped, WrenchStamped
-from rclpy.node import Node
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, MultiArrayDimension, String
 
@@ -37,6 +36,7 @@ from discrete_robot.model.urdf import to_urdf
 from discrete_robot.nodes.common import (
     LATCHED_QOS,
     STATE_QOS,
+    GuardedNode,
     ParameterSpec,
     declare_parameters,
     joint_state_msg,
@@ -78,7 +78,7 @@ PARAMETERS = [
 ]
 
 
-class SpaceRobotNode(Node):
+class SpaceRobotNode(GuardedNode):
     """Simulates the space robot in real time (scaled) and publishes its state."""
 
     NODE_NAME = "space_robot_node"

@@ -22,13 +22,13 @@ Parameters: ``model_file`` (default the shipped config/planar_2link.yaml), ``gri
 
 from builtin_interfaces.msg import Duration
 from discrete_robot_interfaces.srv import PlanTrajectory
-from rclpy.node import Node
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from discrete_robot.errors import DiscreteRobotError
 from discrete_robot.model.description import load_model, package_config_path
 from discrete_robot.nodes.common import (
     STATE_QOS,
+    GuardedNode,
     ParameterSpec,
     declare_parameters,
     node_main,
@@ -65,7 +65,7 @@ def trajectory_msg(plan: PlannedTrajectory) -> JointTrajectory:
     return msg
 
 
-class TrajectoryPlannerNode(Node):
+class TrajectoryPlannerNode(GuardedNode):
     """Serves plan_trajectory for one robot model and publishes each plan on joint_trajectory."""
 
     NODE_NAME = "trajectory_planner_node"
