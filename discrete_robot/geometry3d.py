@@ -1,54 +1,127 @@
-"""Small 3-D rotation helpers shared by the capabilities.
+"""The one home of the 3-D rotation primitives: hat map, cross product, quaternions, SO(3) exponential.
 
-Rotations and quaternions come from transforms3d; what is here is only the
-few matrix identities transforms3d does not offer (the hat map and its inverse),
-and written-out single-vector kernels for inner loops: np.cross spends ~10-30 µs
-per call on axis handling for one pair of 3-vectors and np.linalg.solve ~12 µs of
-LAPACK dispatch per 3x3 system, several times the arithmetic, and the Lie-group
-integrators and the space-robot recursions call them for every body at every step.
-Quaternions are [w, x, y, z] throughout, as transforms3d and ROS messages
-(after reordering) use.
+Every function is compiled with numba (:mod:`discrete_robot.jit`), so the same code serves
+Python callers and the compiled kernels (the space-robot recursions, the Lie-group
+integrators). They are written out rather than taken from transforms3d because nothing
+from a Python library can be called inside a compiled kernel; transforms3d remains the
+library for conversions outside the hot loops (Euler angles, axis-angle decompositions).
+
+Conventions: vectors of shape (3,), rotation matrices (3, 3) mapping body to world
+components, quaternions [w, x, y, z] (transforms3d's and, after reordering, ROS's order),
+angles in radians.
 """
 
+import math
+
 import numpy as np
-from transforms3d.axangles import axangle2mat
+
+from discrete_robot.jit import njit
 
 
+@njit
 def skew(v: np.ndarray) -> np.ndarray:
-    """Hat map: the 3x3 matrix S(v) with S(v) @ u = v x u."""
-    x, y, z = v
-    return np.array([[0.0, -z, y], [z, 0.0, -x], [-y, x, 0.0]])
+    """Hat map: the 3x3 matrix [v]ₓ with [v]ₓ u = v × u."""
+    return np.array([[0.0, -v[2], v[1]], [v[2], 0.0, -v[0]], [-v[1], v[0], 0.0]])
 
 
+@njit
 def unskew(S: np.ndarray) -> np.ndarray:
-    """Vee map, the inverse of :func:`skew` (uses the skew part of S)."""
+    """Vee map, the inverse of :func:`skew` (of the skew-symmetric part of S)."""
     return 0.5 * np.array([S[2, 1] - S[1, 2], S[0, 2] - S[2, 0], S[1, 0] - S[0, 1]])
 
 
-def rotation_about(axis: np.ndarray, angle: float) -> np.ndarray:
-    """Rotation matrix of ``angle`` radians about the unit ``axis`` (Rodrigues)."""
-    return axangle2mat(axis, angle, is_normalized=True)
-
-
-def so3_exp(omega: np.ndarray) -> np.ndarray:
-    """Exponential map of so(3): the rotation by |omega| radians about omega."""
-    angle = float(np.linalg.norm(omega))
-    if angle < 1e-300:
-        return np.eye(3)
-    return axangle2mat(omega / angle, angle, is_normalized=True)
-
-
+@njit
 def cross3(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """a × b for two vectors of shape (3,)."""
     return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
 
 
+@njit
 def solve3(A: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """x with A x = b for a 3×3 A, by the adjugate: A⁻¹ has rows (c1×c2, c2×c0, c0×c1)/det(A), c_i columns of A.
+    """x with A x = b for a 3×3 A by the adjugate: A⁻¹ has rows (c1×c2, c2×c0, c0×c1)/det(A), c_i columns of A.
 
-    np.linalg.solve costs ~12 µs per 3×3 call (LAPACK dispatch); the Newton loops here solve well-conditioned
-    3×3 systems (dominated by the inertia matrix) several times a step.
+    The Newton loops here solve well-conditioned 3×3 systems (dominated by an inertia matrix);
+    LAPACK's dispatch would cost several times the arithmetic.
     """
-    c0, c1, c2 = A[:, 0], A[:, 1], A[:, 2]
+    c0, c1, c2 = A[:, 0].copy(), A[:, 1].copy(), A[:, 2].copy()
     r0, r1, r2 = cross3(c1, c2), cross3(c2, c0), cross3(c0, c1)
     return np.array([r0 @ b, r1 @ b, r2 @ b]) / (c0 @ r0)
+
+
+@njit
+def rotation_about(axis: np.ndarray, angle: float) -> np.ndarray:
+    """Rotation by ``angle`` about the unit ``axis`` (Rodrigues): I + sin θ [a]ₓ + (1 − cos θ) [a]ₓ²."""
+    K = skew(axis)
+    return np.eye(3) + math.sin(angle) * K + (1.0 - math.cos(angle)) * (K @ K)
+
+
+@njit
+def so3_exp(omega: np.ndarray) -> np.ndarray:
+    """Exponential map of so(3): the rotation by |ω| radians about ω."""
+    angle = math.sqrt(omega[0] ** 2 + omega[1] ** 2 + omega[2] ** 2)
+    if angle < 1e-300:
+        return np.eye(3)
+    return rotation_about(omega / angle, angle)
+
+
+@njit
+def quaternion_to_matrix_unnormalised(quaternion: np.ndarray) -> np.ndarray:
+    """The unit-quaternion formula (w² − |u|²) I + 2 u uᵀ + 2 w [u]ₓ applied as is to q = [w, u].
+
+    For a unit q it is the rotation matrix; for any other q it is that rotation scaled by |q|², which
+    is how the norm drift of an integrated quaternion shows as an orthogonality error (transforms3d's
+    quat2mat divides by |q|² and would hide it).
+    """
+    w, x, y, z = quaternion[0], quaternion[1], quaternion[2], quaternion[3]
+    return np.array([
+        [w * w + x * x - y * y - z * z, 2.0 * (x * y - w * z), 2.0 * (x * z + w * y)],
+        [2.0 * (x * y + w * z), w * w - x * x + y * y - z * z, 2.0 * (y * z - w * x)],
+        [2.0 * (x * z - w * y), 2.0 * (y * z + w * x), w * w - x * x - y * y + z * z],
+    ])
+
+
+@njit
+def quaternion_to_matrix(quaternion: np.ndarray) -> np.ndarray:
+    """Rotation matrix of the unit quaternion q / |q| (normalised first, so round-off never skews it)."""
+    return quaternion_to_matrix_unnormalised(quaternion / math.sqrt(quaternion @ quaternion))
+
+
+@njit
+def quaternion_multiply(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Hamilton product p q of quaternions [w, x, y, z] (the rotation q first, then p)."""
+    return np.array([
+        p[0] * q[0] - p[1] * q[1] - p[2] * q[2] - p[3] * q[3],
+        p[0] * q[1] + p[1] * q[0] + p[2] * q[3] - p[3] * q[2],
+        p[0] * q[2] - p[1] * q[3] + p[2] * q[0] + p[3] * q[1],
+        p[0] * q[3] + p[1] * q[2] - p[2] * q[1] + p[3] * q[0],
+    ])
+
+
+@njit
+def quaternion_exp(theta: np.ndarray) -> np.ndarray:
+    """Unit quaternion [cos(|θ|/2), sin(|θ|/2) θ/|θ|] of the rotation vector θ (rad): exact for any angle.
+
+    Below 1e-12 rad the first-order form [1, θ/2], normalised, avoids dividing by |θ|.
+    """
+    angle = math.sqrt(theta[0] ** 2 + theta[1] ** 2 + theta[2] ** 2)
+    if angle < 1e-12:
+        scale = 1.0 / math.sqrt(1.0 + 0.25 * angle ** 2)
+        return np.array([scale, 0.5 * theta[0] * scale, 0.5 * theta[1] * scale, 0.5 * theta[2] * scale])
+    s = math.sin(0.5 * angle) / angle
+    return np.array([math.cos(0.5 * angle), s * theta[0], s * theta[1], s * theta[2]])
+
+
+@njit
+def right_jacobian_inverse(theta: np.ndarray) -> np.ndarray:
+    """J_r(θ)⁻¹ of SO(3): with R = R_n exp([θ]ₓ) and body angular velocity ω, θ̇ = J_r(θ)⁻¹ ω.
+
+    J_r⁻¹ = I + ½[θ]ₓ + (1/|θ|² − (1 + cos|θ|)/(2|θ| sin|θ|)) [θ]ₓ²; the last coefficient → 1/12 as θ → 0
+    (its series 1/12 + |θ|²/720 is used below 1e-4 rad, where the closed form loses digits).
+    """
+    angle = math.sqrt(theta[0] ** 2 + theta[1] ** 2 + theta[2] ** 2)
+    K = skew(theta)
+    if angle < 1e-4:
+        coefficient = 1.0 / 12.0 + angle ** 2 / 720.0
+    else:
+        coefficient = 1.0 / angle ** 2 - (1.0 + math.cos(angle)) / (2.0 * angle * math.sin(angle))
+    return np.eye(3) + 0.5 * K + coefficient * (K @ K)

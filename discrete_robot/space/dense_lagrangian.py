@@ -19,11 +19,11 @@ from dataclasses import replace
 import numpy as np
 from transforms3d.quaternions import qmult
 
+from discrete_robot.geometry3d import quaternion_exp
 from discrete_robot.space.loads import validate_joint_torques, validate_loads
 from discrete_robot.space.newton_euler import equation_terms as newton_euler_terms
 from discrete_robot.space.recursive import solve_mass_matrix
 from discrete_robot.space.robot import JointKind, SpaceRobot
-from discrete_robot.space.simulation import quaternion_exp
 from discrete_robot.space.state import SpaceRobotState, validate_state
 
 STEP = 1e-5  # central-difference step in q (m or rad); balances truncation (h²) and round-off (1/h)

@@ -31,8 +31,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from discrete_robot.geometry3d import cross3, skew
-from discrete_robot.space.robot import JointKind, SpaceRobot, rotation_from_quaternion_wxyz
+from discrete_robot.geometry3d import cross3, quaternion_to_matrix, skew
+from discrete_robot.space.robot import JointKind, SpaceRobot
 from discrete_robot.space.state import SpaceRobotState
 
 _EYE = np.eye(3)
@@ -92,7 +92,7 @@ def body_poses(robot: SpaceRobot, state: SpaceRobotState) -> Poses:
     subspaces, angles_of = [None], [None]
     for b, link in enumerate(robot.links, start=1):
         angles = state.joint_angles[link.angles]
-        quaternion = (rotation_from_quaternion_wxyz(state.joint_orientations[link.quaternion_index])
+        quaternion = (quaternion_to_matrix(state.joint_orientations[link.quaternion_index])
                       if link.kind is JointKind.SPHERICAL else None)
         relative[b] = robot.joint_rotation(link, angles, quaternion)
         p = link.parent

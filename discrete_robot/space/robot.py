@@ -283,17 +283,3 @@ def _check_joint_inertia(link: str, joint: str, kind: JointKind, axes: np.ndarra
                          f"axes (smallest moment {smallest:.3g} kg m²); the joint would turn it without effort")
 
 
-def rotation_from_quaternion_wxyz(quaternion: np.ndarray) -> np.ndarray:
-    """Rotation matrix of a unit quaternion [w, x, y, z] (normalised first, so round-off never skews it).
-
-    Written out rather than transforms3d.quat2mat because it runs for every body at every
-    integrator stage and the closed form is several times faster.
-    """
-    w, x, y, z = np.asarray(quaternion, dtype=float) / np.linalg.norm(quaternion)
-    return np.array([
-        [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-        [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-        [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
-    ])
-
-

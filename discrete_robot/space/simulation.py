@@ -27,7 +27,7 @@ from scipy.linalg import cho_factor, cho_solve
 from transforms3d.quaternions import mat2quat, qmult
 
 from discrete_robot.errors import ConvergenceError, InputError
-from discrete_robot.geometry3d import cross3
+from discrete_robot.geometry3d import cross3, quaternion_exp, right_jacobian_inverse
 from discrete_robot.space.loads import resolve_loads, validate_joint_torques, validate_loads
 from discrete_robot.space.recursive import (
     MomentumReport,
@@ -39,28 +39,6 @@ from discrete_robot.space.recursive import (
 )
 from discrete_robot.space.robot import SpaceRobot
 from discrete_robot.space.state import SpaceRobotState, joint_positions, validate_state
-
-
-def quaternion_exp(theta: np.ndarray) -> np.ndarray:
-    """Unit quaternion [w, x, y, z] of the rotation vector θ (rad): exact, any angle."""
-    angle = float(np.linalg.norm(theta))
-    if angle < 1e-12:
-        return np.array([1.0, 0.5 * theta[0], 0.5 * theta[1], 0.5 * theta[2]]) / np.sqrt(1.0 + 0.25 * angle ** 2)
-    return np.concatenate([[np.cos(0.5 * angle)], np.sin(0.5 * angle) / angle * theta])
-
-
-def right_jacobian_inverse(theta: np.ndarray) -> np.ndarray:
-    """J_r(θ)⁻¹ of SO(3): with R = R_n exp([θ]ₓ) and body angular velocity ω, θ̇ = J_r(θ)⁻¹ ω.
-
-    J_r⁻¹ = I + ½[θ] + (1/|θ|² − (1 + cos|θ|)/(2|θ| sin|θ|)) [θ]²; the last coefficient → 1/12 as θ → 0.
-    """
-    angle = float(np.linalg.norm(theta))
-    hat = np.array([[0.0, -theta[2], theta[1]], [theta[2], 0.0, -theta[0]], [-theta[1], theta[0], 0.0]])
-    if angle < 1e-4:
-        coefficient = 1.0 / 12.0 + angle ** 2 / 720.0
-    else:
-        coefficient = 1.0 / angle ** 2 - (1.0 + np.cos(angle)) / (2.0 * angle * np.sin(angle))
-    return np.eye(3) + 0.5 * hat + coefficient * hat @ hat
 
 
 @dataclass(frozen=True, eq=False)

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from discrete_robot.errors import InputError
-from discrete_robot.space.robot import JointKind, SpaceRobot, rotation_from_quaternion_wxyz
+from discrete_robot.geometry3d import quaternion_to_matrix
+from discrete_robot.space.robot import JointKind, SpaceRobot
 from discrete_robot.validation import finite_vector
 
 
@@ -41,7 +42,7 @@ class SpaceRobotState:
 
     def base_rotation(self) -> np.ndarray:
         """Base → world rotation matrix."""
-        return rotation_from_quaternion_wxyz(self.base_orientation)
+        return quaternion_to_matrix(self.base_orientation)
 
 
 def rest_state(robot: SpaceRobot, base_position=(0.0, 0.0, 0.0), base_orientation=(1.0, 0.0, 0.0, 0.0),
@@ -106,7 +107,7 @@ def joint_positions(robot: SpaceRobot, state: SpaceRobotState) -> np.ndarray:
     positions = np.zeros(robot.dof)
     for link in robot.links:
         if link.kind is JointKind.SPHERICAL:
-            rotation = rotation_from_quaternion_wxyz(state.joint_orientations[link.quaternion_index])
+            rotation = quaternion_to_matrix(state.joint_orientations[link.quaternion_index])
             positions[link.rates] = robot.spherical_to_angles(link, rotation)
         else:
             positions[link.rates] = state.joint_angles[link.angles]

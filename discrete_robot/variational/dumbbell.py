@@ -34,7 +34,7 @@ from scipy.integrate import solve_ivp
 from transforms3d.quaternions import mat2quat
 
 from discrete_robot.errors import ConvergenceError, InputError
-from discrete_robot.geometry3d import cross3, rotation_about, skew, solve3
+from discrete_robot.geometry3d import cross3, quaternion_to_matrix_unnormalised, rotation_about, skew, solve3
 
 
 @dataclass(frozen=True)
@@ -188,16 +188,6 @@ def _trajectory(params: DumbbellParams, t: np.ndarray, states: list[RigidBodySta
     return DumbbellTrajectory(t, np.array([s.rotation for s in states]), np.array([s.position for s in states]),
                               np.array([s.omega for s in states]), np.array([s.velocity for s in states]),
                               energies, np.array([angular_momentum(params, s) for s in states]))
-
-
-def quaternion_to_matrix_unnormalised(quaternion: np.ndarray) -> np.ndarray:
-    """The unit-quaternion formula (w² − |u|²) I + 2uuᵀ + 2w û applied as is to q = [w, u].
-
-    Not transforms3d's quat2mat, which divides by |q|² and would hide the norm drift of an integrated
-    quaternion; the article's RK45-with-quaternions orthogonality error is exactly that drift.
-    """
-    w, u = quaternion[0], quaternion[1:]
-    return (w * w - u @ u) * np.eye(3) + 2.0 * np.outer(u, u) + 2.0 * w * skew(u)
 
 
 class AttitudeForm(enum.Enum):
