@@ -10,7 +10,9 @@ import importlib
 import time
 
 #: modules with a ``warm_up()`` that compiles their kernels
-WARM_UP_MODULES: list[str] = []
+WARM_UP_MODULES: list[str] = [
+    "discrete_robot.space.compiled",
+]
 
 
 def main() -> int:

@@ -8,6 +8,8 @@ validation as files. Arms are spread evenly around the base's z axis.
 import numpy as np
 
 JOINT_CYCLE = ("revolute", "universal", "spherical")
+#: the base of the cross-check robots: full inertia matrix and an off-centre CoM
+MIXED_BASE = {"mass": 300.0, "inertia": [500.0, 600.0, 700.0, 10.0, -5.0, 3.0], "com": [0.05, -0.02, 0.1]}
 
 
 def multi_arm_model_data(arms: int, links: int, mixed_joints: bool = False, seed: int = 0) -> dict:
@@ -20,7 +22,7 @@ def multi_arm_model_data(arms: int, links: int, mixed_joints: bool = False, seed
     rng = np.random.default_rng(seed)
     base = {"name": "base", "type": "floating", "mass": 400.0, "inertia": [900.0, 900.0, 900.0]}
     if mixed_joints:
-        base.update(mass=300.0, inertia=[500.0, 600.0, 700.0, 10.0, -5.0, 3.0], com=[0.05, -0.02, 0.1])
+        base.update(MIXED_BASE)
     data = {"name": f"space_robot_{arms}x{links}", "gravity": [0.0, 0.0, 0.0], "base": base, "links": []}
     for arm in range(arms):
         parent = "base"
@@ -39,6 +41,21 @@ def multi_arm_model_data(arms: int, links: int, mixed_joints: bool = False, seed
                                       "com": [0.0, 0.0, 0.5], "inertia": [5.144, 5.144, 0.076],
                                       "tip": [0.0, 0.0, 1.0]})
             parent = name
+    return data
+
+
+def random_tree_model_data(links: int, seed: int) -> dict:
+    """A floating base carrying a random tree of ``links`` links: each hangs from a random earlier body (so arms
+    branch), with a random joint kind, axes, joint placement, CoM and inertia (formulation cross-checks)."""
+    rng = np.random.default_rng(seed)
+    data = {"name": f"random_tree_{links}_{seed}", "gravity": [0.0, 0.0, 0.0],
+            "base": {"name": "base", "type": "floating", **MIXED_BASE}, "links": []}
+    bodies = ["base"]
+    for index in range(links):
+        name = f"link{index + 1}"
+        joint = {"name": f"joint{index + 1}", "origin": (rng.normal(size=3) * 0.3).tolist()}
+        data["links"].append(_mixed_link(rng, name, bodies[rng.integers(len(bodies))], joint, int(rng.integers(3))))
+        bodies.append(name)
     return data
 
 

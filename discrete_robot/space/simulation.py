@@ -23,22 +23,22 @@ recursive forward dynamics of :mod:`.recursive`; the kinetic energy is conserved
 from dataclasses import dataclass, replace
 
 import numpy as np
-from scipy.linalg import cho_factor, cho_solve
-from transforms3d.quaternions import mat2quat, qmult
+from transforms3d.quaternions import mat2quat
 
 from discrete_robot.errors import ConvergenceError, InputError
-from discrete_robot.geometry3d import cross3, quaternion_exp, right_jacobian_inverse
-from discrete_robot.space.loads import resolve_loads, validate_joint_torques, validate_loads
-from discrete_robot.space.recursive import (
-    MomentumReport,
-    applied_forces,
-    bias_forces,
-    configuration_terms,
-    momentum_report,
-    solve_by_arms,
-)
+from discrete_robot.space import compiled
+from discrete_robot.space.loads import validate_joint_torques, validate_loads
+from discrete_robot.space.recursive import MomentumReport, momentum_report
 from discrete_robot.space.robot import SpaceRobot
 from discrete_robot.space.state import SpaceRobotState, joint_positions, validate_state
+from discrete_robot.validation import finite_scalar
+
+#: a failing step is retried in halves down to this sub-step (s) before the simulator gives up
+SMALLEST_SUBSTEP = 1e-6
+#: at most this many sub-steps for one requested step (bounded work per call)
+MAX_SUBSTEPS = 4096
+_FAILURES = {compiled.NOT_FINITE: "non-finite values", compiled.NOT_POSITIVE_DEFINITE: "mass matrix not positive "
+             "definite", compiled.TOO_FAST: f"a body turns more than {compiled.MAX_STEP_ROTATION} rad per sub-step"}
 
 
 @dataclass(frozen=True, eq=False)
@@ -55,150 +55,107 @@ class Sample:
     state: SpaceRobotState
 
 
-class _Layout:
-    """Slices of the integrated vector y = [c, P, L, Θ0, Θ_spherical..., joint angles, joint rates]."""
-
-    def __init__(self, robot: SpaceRobot):
-        sizes = [("c", 3), ("P", 3), ("L", 3), ("theta0", 3), ("theta", 3 * robot.spherical_count),
-                 ("angles", robot.angle_count), ("rates", robot.dof)]
-        start = 0
-        for name, size in sizes:
-            setattr(self, name, slice(start, start + size))
-            start += size
-        self.size = start
-
-
 class Simulator:
     """Steps the robot forward in time under constant (per step) loads and joint torques.
 
     ``loads``: :class:`ExternalLoad` list; ``joint_torques``: (dof,) generalised joint torques.
-    Both can be replaced between steps (the ROS node does so from topics).
+    Both can be replaced between steps (the ROS node does so from topics). The integrated vector
+    y = [c, P, L, Θ0, Θ_spherical..., joint angles, joint rates] and the step are compiled kernels
+    (:func:`.compiled.rkmk4_step`) on this simulator's own workspace.
     """
 
     def __init__(self, robot: SpaceRobot, state: SpaceRobotState, loads=(), joint_torques=None):
         validate_state(robot, state)
         self.robot = robot
         self.time = 0.0
-        self._layout = _Layout(robot)
-        self.loads = validate_loads(robot, loads)
-        self.joint_torques = validate_joint_torques(robot, joint_torques)
+        self._model = compiled.compile_model(robot)
+        self._work = compiled.Workspace(self._model)
+        self._substep = np.inf  # the last sub-step that succeeded; the next step starts from twice it
+        self.set_loads(loads, joint_torques)
         self._base_quaternion = state.base_orientation / np.linalg.norm(state.base_orientation)
-        norms = np.linalg.norm(state.joint_orientations, axis=1, keepdims=True)
-        self._joint_quaternions = state.joint_orientations / np.where(norms > 0, norms, 1.0)
+        quaternions = np.asarray(state.joint_orientations, dtype=float).reshape(-1, 4)
+        norms = np.linalg.norm(quaternions, axis=1, keepdims=True)
+        self._joint_quaternions = quaternions / np.where(norms > 0, norms, 1.0)
         report = momentum_report(robot, state)
-        y = np.zeros(self._layout.size)
-        y[self._layout.c] = report.center_of_mass
-        y[self._layout.P] = report.linear
-        y[self._layout.L] = report.angular
-        y[self._layout.angles] = state.joint_angles
-        y[self._layout.rates] = state.joint_rates
+        spherical, angles, dof = robot.spherical_count, robot.angle_count, robot.dof
+        y = np.zeros(12 + 3 * spherical + angles + dof)
+        y[0:3], y[3:6], y[6:9] = report.center_of_mass, report.linear, report.angular
+        y[12 + 3 * spherical:12 + 3 * spherical + angles] = state.joint_angles
+        y[12 + 3 * spherical + angles:] = state.joint_rates
         self._y = y
 
     def set_loads(self, loads=(), joint_torques=None) -> None:
         """Replace the external loads and joint torques (validated; InputError on bad values)."""
         self.loads = validate_loads(self.robot, loads)
         self.joint_torques = validate_joint_torques(self.robot, joint_torques)
+        self._packed_loads = compiled.pack_loads(self._model, self.loads)
 
     @property
     def state(self) -> SpaceRobotState:
         """The current state (position and quasi-velocities reconstructed from the momenta)."""
-        state, _ = self._reconstruct(self._y)
-        return state
+        self._evaluate()
+        work = self._work.arrays
+        spherical, angles = self.robot.spherical_count, self.robot.angle_count
+        return SpaceRobotState(
+            base_position=work[2][0].copy(), base_orientation=self._base_quaternion.copy(),
+            base_velocity=work[19][0:3].copy(), base_angular_velocity=work[19][3:6].copy(),
+            joint_angles=self._y[12 + 3 * spherical:12 + 3 * spherical + angles].copy(),
+            joint_orientations=self._joint_quaternions.copy(), joint_rates=work[19][6:].copy())
 
     def step(self, dt: float) -> None:
-        """One RKMK4 step of ``dt`` seconds; ConvergenceError (state unchanged) if the step blows up."""
-        if not (np.isfinite(dt) and dt > 0.0):
-            raise InputError(f"time step must be a positive finite number of seconds, got {dt}")
-        y = self._y
-        try:
-            with np.errstate(over="ignore", invalid="ignore"):  # a blow-up is reported below, not warned about
-                k1 = self._derivative(y)
-                k2 = self._derivative(y + 0.5 * dt * k1)
-                k3 = self._derivative(y + 0.5 * dt * k2)
-                k4 = self._derivative(y + dt * k3)
-                y = y + dt / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
-        except (np.linalg.LinAlgError, ValueError) as error:
-            raise ConvergenceError(f"step of {dt} s at t = {self.time:.6g} s diverged ({error}); the loads or "
-                                   f"torques are too large for this time step") from None
-        if not np.all(np.isfinite(y)):
-            raise ConvergenceError(f"step of {dt} s at t = {self.time:.6g} s produced non-finite values; the "
-                                   f"loads or torques are too large for this time step")
-        self._base_quaternion, self._joint_quaternions = self._attitudes(y)
-        y[self._layout.theta0] = 0.0
-        y[self._layout.theta] = 0.0
-        self._y = y
+        """Advance by ``dt`` seconds with RKMK4.
+
+        A step that fails (a body or joint would turn more than :data:`.compiled.MAX_STEP_ROTATION` in it,
+        non-finite values, or a mass matrix that is not positive definite on the way) is retried in halves,
+        down to :data:`SMALLEST_SUBSTEP`; the next step starts from twice the last sub-step that succeeded,
+        so a fast phase costs about one refused try per step. If even that fails, ConvergenceError says
+        why and the state is left as it was.
+        """
+        dt = finite_scalar(dt, "time step", low=SMALLEST_SUBSTEP)
+        y, base, joints = self._y, self._base_quaternion, self._joint_quaternions
+        remaining, substep, count = dt, min(dt, 2.0 * self._substep), 0
+        while remaining > 1e-12 * dt:
+            h = min(substep, remaining)
+            status, stepped = self._try_step(y, base, joints, h)
+            count += 1
+            if status == compiled.OK:
+                y, base, joints = stepped
+                remaining -= h
+                if h == substep:
+                    self._substep = substep
+                continue
+            substep = 0.5 * h
+            if substep < SMALLEST_SUBSTEP or count >= MAX_SUBSTEPS:
+                raise ConvergenceError(
+                    f"step of {dt} s at t = {self.time:.6g} s diverged ({_FAILURES[status]}); the loads or torques "
+                    f"are too large for this time step even in sub-steps of {h:.3g} s; state kept")
+        self._y, self._base_quaternion, self._joint_quaternions = y, base, joints
         self.time += dt
 
     def sample(self) -> Sample:
         """The current :class:`Sample`."""
         state = self.state
-        config = configuration_terms(self.robot, state)
-        orientations = np.array([mat2quat(rotation) for rotation in config.poses.rotations])
+        work = self._work.arrays
+        orientations = np.array([mat2quat(rotation) for rotation in work[1]])
         orientations *= np.where(orientations[:, :1] < 0.0, -1.0, 1.0)
-        return Sample(self.time, config.poses.com_positions.copy(), orientations,
-                      joint_positions(self.robot, state), momentum_report(self.robot, state), state)
+        return Sample(self.time, work[2].copy(), orientations, joint_positions(self.robot, state),
+                      momentum_report(self.robot, state), state)
 
     # ------------------------------------------------------------------ internals
-    def _attitudes(self, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Base and spherical-joint quaternions R_n exp(Θ) at the Lie-algebra increments held in y."""
-        base = qmult(self._base_quaternion, quaternion_exp(y[self._layout.theta0]))
-        thetas = y[self._layout.theta].reshape(-1, 3)
-        joints = np.array([qmult(q, quaternion_exp(t)) for q, t in zip(self._joint_quaternions, thetas, strict=True)])
-        joints = joints.reshape(-1, 4)
-        return base / np.linalg.norm(base), joints / np.linalg.norm(joints, axis=1, keepdims=True)
+    def _try_step(self, y, base, joints, dt):
+        y_out = np.empty_like(y)
+        base_out = np.empty(4)
+        joints_out = np.empty_like(joints)
+        status = compiled.rkmk4_step(self._model.arrays, self._work.arrays, y, base, joints, self.joint_torques,
+                                     *self._packed_loads, dt, y_out, base_out, joints_out)
+        return status, (y_out, base_out, joints_out)
 
-    def _reconstruct(self, y: np.ndarray):
-        """State and configuration terms at y: base CoM from c, V0 and ω0 from P and L (first six rows of M u)."""
-        layout, robot = self._layout, self.robot
-        base_quaternion, joint_quaternions = self._attitudes(y)
-        rates = y[layout.rates]
-        state = SpaceRobotState(
-            base_position=np.zeros(3), base_orientation=base_quaternion, base_velocity=np.zeros(3),
-            base_angular_velocity=np.zeros(3), joint_angles=y[layout.angles], joint_orientations=joint_quaternions,
-            joint_rates=rates)
-        config = configuration_terms(robot, state)
-        offset = robot.masses @ config.poses.com_positions / robot.total_mass
-        base_position = y[layout.c] - offset
-        config = _shifted(config, base_position)
-        base_to_world = config.poses.rotations[0]
-        momentum = y[layout.P]
-        base_momenta = np.concatenate([
-            base_to_world.T @ momentum,
-            base_to_world.T @ (y[layout.L] + cross3(y[layout.c] - base_position, momentum))])
-        M = config.mass_matrix
-        base_velocities = cho_solve(cho_factor(M[:6, :6]), base_momenta - M[:6, 6:] @ rates)
-        state = replace(state, base_position=base_position, base_velocity=base_velocities[:3],
-                        base_angular_velocity=base_velocities[3:])
-        return state, config
-
-    def _derivative(self, y: np.ndarray) -> np.ndarray:
-        layout, robot = self._layout, self.robot
-        state, config = self._reconstruct(y)
-        forces = applied_forces(robot, config, self.loads, self.joint_torques)
-        accelerations = solve_by_arms(robot, config.mass_matrix, forces - bias_forces(robot, state, config))
-        world = resolve_loads(robot, config.poses, self.loads)
-        center = y[layout.c]
-        derivative = np.empty_like(y)
-        derivative[layout.c] = y[layout.P] / robot.total_mass
-        derivative[layout.P] = world.total_force()
-        derivative[layout.L] = world.moment_about(center)
-        derivative[layout.theta0] = right_jacobian_inverse(y[layout.theta0]) @ state.base_angular_velocity
-        thetas = y[layout.theta].reshape(-1, 3)
-        derivative[layout.theta] = np.concatenate(
-            [right_jacobian_inverse(theta) @ state.joint_rates[link.rates]
-             for link, theta in zip((lk for lk in robot.links if lk.quaternion_index >= 0), thetas, strict=True)]
-            or [np.zeros(0)])
-        derivative[layout.angles] = np.concatenate(
-            [state.joint_rates[link.rates] for link in robot.links if link.quaternion_index < 0] or [np.zeros(0)])
-        derivative[layout.rates] = accelerations[6:]
-        return derivative
-
-
-def _shifted(config, base_position: np.ndarray):
-    """Configuration terms with every body translated by ``base_position`` (they were built with x0 = 0)."""
-    poses = replace(config.poses, com_positions=config.poses.com_positions + base_position,
-                    frame_origins=config.poses.frame_origins + base_position)
-    return replace(config, poses=poses)
+    def _evaluate(self) -> None:
+        """Fill the workspace at the current y (poses, base pose and quasi-velocities u)."""
+        derivative = np.empty_like(self._y)
+        status = compiled.derivative(self._model.arrays, self._work.arrays, self._y, self._base_quaternion,
+                                     self._joint_quaternions, self.joint_torques, *self._packed_loads, derivative)
+        compiled.check_status(status, self.robot, f"the state at t = {self.time:.6g} s")
 
 
 def time_grid(duration: float, dt: float, times) -> tuple[np.ndarray, np.ndarray]:

@@ -1,0 +1,813 @@
+"""The space robot's recursive Boltzmann–Hamel equations as compiled kernels (Model/Data layout).
+
+Khoshnood, Someeh & Nami, "A recursive algorithm for the equations of motion of a multi-arm space
+manipulator by Lagrange's equations in quasi-coordinates": the equations of motion (19)–(21) with K
+the kinetic energy (18) in body-frame velocities,
+
+- (19) (d/dt + [ω0]) ∂K/∂V0 = F0                       total force, base frame
+- (20) (d/dt + [ω0]) ∂K/∂ω0 + [V0] ∂K/∂V0 = M0           total moment about the base CoM, base frame
+- (21) (d/dt + [ω_i]) ∂K/∂ω_i + E_i = M_i                moment about joint i of the loads on the
+                                                        links outboard of it, link frame, plus the joint torque
+
+with a parent index instead of α − 1, so any tree of links hanging from the base is covered. For body
+b with parent p, A_b is the parent → child rotation ([C_{α−1}^α]ᵀ in the paper), [a] the hat map:
+
+- (24) Ω_b = A_bᵀ Ω_p + ω_b;  (25) P_b = P_p + r_p + R_b;  (27) V_b = A_bᵀ (V_p − [r_p] Ω_p) − [R_b] Ω_b
+- partial derivatives X_b = ∂Ω_b/∂w, Y_b = ∂V_b/∂w ((30), (32), (34)–(37), (42)–(45)): inherited
+  X_b = X_p A_b, Y_b = (Y_p + X_p [r_p]) A_b + X_b [R_b]; own X = I, Y = [R_b];
+- E_i = Σ_{α ≥ i} A(α, i) m_α V_α + B(α, i) I_α Ω_α (47) with B, A by (48)–(53) and the seeds
+  B(i, i) = [A_iᵀ Ω_p] (50), A(i, i) = [A_iᵀ (V_p − [r_p] Ω_p)] + B(i, i) [R_i] (52). The text of (52)
+  lost the factor C_{i−1}^i = A_iᵀ inside the first bracket; it follows from (27) exactly as (50) follows
+  from (24), and the Newton–Euler cross-check fails without it. Likewise (51) reads C_{i−1}^α where the
+  recursion needs C_{α−1}^α. Neither needs D_i: the Euler-angle matrix cancels, which is what lets the
+  joints be quaternions. Time derivatives use Ċ = −[ω]C (13), i.e. Ȧ_b = A_b [ω_b].
+
+w = [V0, ω0, ω_1..ω_N] are the quasi-velocities of the unconstrained system (all joints 3-DOF); a joint
+with fewer DOF has ω_b = S_b(q) u_b, and the constrained equations are the projection Gᵀ (19)–(21) with
+w = G u, G = blockdiag(I₆, S_1..S_N). Every ∂K/∂w is linear in the velocities, so the result is
+M(q) u̇ + h(q, u) = Q with M = Gᵀ (Σ_b Y_b m_b Y_bᵀ + X_b I_b X_bᵀ) G; forward dynamics solves it by block
+elimination per arm (arms couple only through the base, eq. (39)).
+
+Evaluated by numba kernels over flat arrays: per-call numpy overhead (hundreds of small operations of
+~1 µs each) otherwise costs ~30x the arithmetic.
+
+Model (:class:`CompiledModel`, built once from a :class:`SpaceRobot`): per body b (0 = base,
+1..N links, parents first) its parent, joint DOF count, first rate index, first angle index,
+quaternion index and depth; the links on its path from the base; joint axes, fixed rotations,
+offsets r_p, CoMs R_b, masses and inertias; per arm the indices of its rates in u.
+
+Data (:class:`Workspace`): every intermediate array, allocated once per model and reused; not
+shared between threads (each simulator owns one).
+
+Partial derivatives are stored per *slot*: the 3-row blocks of w that body b depends on, slot 0 =
+V0, slot 1 = ω0, slot 2 + k = the k-th link on b's path (its own link last). ``X[b, s]`` and
+``Y[b, s]`` are the slot-s blocks of ∂Ω_b/∂w and ∂V_b/∂w (the paper's layout, (rows of w) x 3).
+The mass matrix in u = [V0, ω0, joint rates] is accumulated directly, each slot block projected
+on its joint's motion subspace S, so M_w is never formed.
+
+Loads are flat arrays too (:func:`pack_loads`): per load its body, force, moment, application
+point (NaN = the body's CoM) and frame (1 = body, 0 = world).
+"""
+
+import math
+import weakref
+from dataclasses import dataclass
+
+import numpy as np
+
+from discrete_robot.errors import ConvergenceError, ModelError
+from discrete_robot.geometry3d import (
+    quaternion_exp,
+    quaternion_multiply,
+    quaternion_to_matrix,
+    right_jacobian_inverse,
+    rotation_about,
+)
+from discrete_robot.jit import njit
+from discrete_robot.space.loads import LoadFrame
+from discrete_robot.space.robot import SpaceRobot
+
+# columns of CompiledModel.ints
+PARENT, NDOF, RATE, ANGLE, QUAT, DEPTH = range(6)
+#: kernel status codes
+OK, NOT_POSITIVE_DEFINITE, NOT_FINITE, TOO_FAST = 0, 1, 2, 3
+#: the largest rotation (rad) of the base or of a joint within one RKMK4 step: beyond it the step is refused
+#: (TOO_FAST) and the simulator sub-steps. RK4 stays stable only while ω h is O(1); a link spun up to
+#: 130 rad/s about its long axis and stepped at 0.05 s turns 6.5 rad per step, and RK4 then diverges
+#: without ever producing a non-finite number (rates of 1e51 rad/s, still "finite").
+MAX_STEP_ROTATION = 0.25
+
+
+@dataclass(frozen=True, eq=False)
+class CompiledModel:
+    """A :class:`SpaceRobot` as flat arrays (SI units; see the module docstring)."""
+
+    robot: SpaceRobot
+    ints: np.ndarray          # (nb, 6) int64: parent, ndof, rate start, angle start, quaternion index, depth
+    path: np.ndarray          # (nb, max depth) int64: links from the base to b (b last), -1 padded
+    axes: np.ndarray          # (nb, 3, 3): joint axes as rows
+    fixed: np.ndarray         # (nb, 3, 3): parent -> joint frame rotation at zero angles
+    offset: np.ndarray        # (nb, 3): r_p, parent CoM -> joint, parent frame
+    com: np.ndarray           # (nb, 3): R_b, joint -> CoM, body frame (base: its CoM in the base frame)
+    mass: np.ndarray          # (nb,)
+    inertia: np.ndarray       # (nb, 3, 3) about the CoM, body frame
+    arm_rates: np.ndarray     # (arms, max arm dof) int64 indices into u, -1 padded
+    counts: np.ndarray        # int64 [dof, angle count, spherical count, slots]
+
+    @property
+    def arrays(self) -> tuple:
+        """The model as the kernels take it."""
+        return (self.ints, self.path, self.axes, self.fixed, self.offset, self.com, self.mass, self.inertia,
+                self.arm_rates, self.counts)
+
+
+def compile_model(robot: SpaceRobot) -> CompiledModel:
+    """Flatten ``robot`` into a :class:`CompiledModel` (once per robot)."""
+    nb = robot.body_count
+    depth = np.array([len(path) for path in robot.ancestors])
+    max_depth = max(1, int(depth.max()))
+    ints = np.zeros((nb, 6), dtype=np.int64)
+    ints[0] = (-1, 0, -1, -1, -1, 0)
+    path = -np.ones((nb, max_depth), dtype=np.int64)
+    axes = np.zeros((nb, 3, 3))
+    fixed = np.zeros((nb, 3, 3))
+    fixed[0] = np.eye(3)
+    offset = np.zeros((nb, 3))
+    com = np.zeros((nb, 3))
+    com[0] = robot.base_com
+    for b, link in enumerate(robot.links, start=1):
+        ints[b] = (link.parent, link.ndof, link.rates.start, link.angles.start, link.quaternion_index, depth[b])
+        path[b, :depth[b]] = robot.ancestors[b]
+        axes[b, :link.ndof] = link.axes
+        fixed[b] = link.fixed_rotation
+        offset[b] = link.offset
+        com[b] = link.com
+    arm_dofs = [[r for body in arm for r in range(6 + robot.links[body - 1].rates.start,
+                                                   6 + robot.links[body - 1].rates.stop)] for arm in robot.arms]
+    arm_rates = -np.ones((len(arm_dofs), max(len(a) for a in arm_dofs)), dtype=np.int64)
+    for k, rates in enumerate(arm_dofs):
+        arm_rates[k, :len(rates)] = rates
+    counts = np.array([robot.dof, robot.angle_count, robot.spherical_count, 2 + max_depth], dtype=np.int64)
+    return CompiledModel(robot, ints, path, axes, fixed, offset, com, robot.masses.astype(float),
+                         robot.inertias.astype(float), arm_rates, counts)
+
+
+class Workspace:
+    """Data: every array the kernels write, allocated once for one model and reused by every call."""
+
+    def __init__(self, model: CompiledModel):
+        nb = model.ints.shape[0]
+        nu = 6 + int(model.counts[0])
+        slots = int(model.counts[3])
+        self.arrays = (
+            np.zeros((nb, 3, 3)),          # 0 relative A_b
+            np.zeros((nb, 3, 3)),          # 1 rotations body -> world
+            np.zeros((nb, 3)),             # 2 CoM positions, world
+            np.zeros((nb, 3)),             # 3 frame origins, world
+            np.zeros((nb, 3, 3)),          # 4 motion subspaces S (columns 0..ndof-1)
+            np.zeros((nb, slots, 3, 3)),   # 5 X = ∂Ω/∂w
+            np.zeros((nb, slots, 3, 3)),   # 6 Y = ∂V/∂w
+            np.zeros((nb, slots, 3, 3)),   # 7 d/dt X
+            np.zeros((nb, slots, 3, 3)),   # 8 d/dt Y
+            np.zeros((nb, slots, 3, 3)),   # 9 E-term stack B(b, i)
+            np.zeros((nb, slots, 3, 3)),   # 10 E-term stack A(b, i)
+            np.zeros((nb, 3)),             # 11 Ω_b
+            np.zeros((nb, 3)),             # 12 V_b
+            np.zeros((nb, 3)),             # 13 ω_b (relative)
+            np.zeros((nb, 3)),             # 14 Ω̇_b at u̇ = 0
+            np.zeros((nb, 3)),             # 15 V̇_b at u̇ = 0
+            np.zeros((nu, nu)),            # 16 mass matrix in u
+            np.zeros(nu),                  # 17 bias h
+            np.zeros(nu),                  # 18 generalised forces Q
+            np.zeros(nu),                  # 19 u
+            np.zeros(nu),                  # 20 u̇
+            np.zeros((nb, 3)),             # 21 total world force per body (loads)
+            np.zeros((nb + 1, 3)),         # 22 ∂K/∂w per w block (0 V0, 1 ω0, 1 + b link b)
+            np.zeros((nb + 1, 3)),         # 23 d/dt ∂K/∂w, then the whole left-hand side at u̇ = 0
+        )
+
+
+def pack_loads(model: CompiledModel, loads) -> tuple:
+    """Validated :class:`ExternalLoad` s as the kernels' flat arrays (body, force, moment, point, in-body-frame)."""
+    count = len(loads)
+    bodies = np.zeros(count, dtype=np.int64)
+    vectors = np.full((count, 3, 3), np.nan)
+    in_body = np.zeros(count, dtype=np.int64)
+    for k, load in enumerate(loads):
+        bodies[k] = model.robot.body_index(load.body)
+        vectors[k, 0] = load.force
+        vectors[k, 1] = load.moment
+        if load.point is not None:
+            vectors[k, 2] = load.point
+        in_body[k] = load.frame is LoadFrame.BODY
+    return bodies, vectors, in_body
+
+
+# ----------------------------------------------------------------------------------------- kernels
+
+
+# In-place 3x3 products: the recursions run them a few hundred times per evaluation, and an allocating
+# `A @ B` costs more than its 27 multiply-adds.
+
+
+@njit
+def _mm(A, B, out):
+    """out = A B (3x3)."""
+    for i in range(3):
+        for j in range(3):
+            out[i, j] = A[i, 0] * B[0, j] + A[i, 1] * B[1, j] + A[i, 2] * B[2, j]
+
+
+@njit
+def _mm_add(A, B, out):
+    """out += A B (3x3)."""
+    for i in range(3):
+        for j in range(3):
+            out[i, j] += A[i, 0] * B[0, j] + A[i, 1] * B[1, j] + A[i, 2] * B[2, j]
+
+
+@njit
+def _mmt_add(A, B, out):
+    """out += A Bᵀ (3x3)."""
+    for i in range(3):
+        for j in range(3):
+            out[i, j] += A[i, 0] * B[j, 0] + A[i, 1] * B[j, 1] + A[i, 2] * B[j, 2]
+
+
+@njit
+def _mv_add(A, v, out):
+    """out += A v (3x3 by 3)."""
+    for i in range(3):
+        out[i] += A[i, 0] * v[0] + A[i, 1] * v[1] + A[i, 2] * v[2]
+
+
+@njit
+def _mtv(A, v, out):
+    """out = Aᵀ v (3x3 by 3)."""
+    for i in range(3):
+        out[i] = A[0, i] * v[0] + A[1, i] * v[1] + A[2, i] * v[2]
+
+
+@njit
+def _cross_add(a, b, out):
+    """out += a × b."""
+    out[0] += a[1] * b[2] - a[2] * b[1]
+    out[1] += a[2] * b[0] - a[0] * b[2]
+    out[2] += a[0] * b[1] - a[1] * b[0]
+
+
+@njit
+def _slot_u(ints, path, b, s):
+    """(first row in u, number of rows, link index or -1) of slot ``s`` of body ``b``."""
+    if s < 2:
+        return 3 * s, 3, -1
+    link = path[b, s - 2]
+    return 6 + ints[link, RATE], ints[link, NDOF], link
+
+
+@njit
+def _project_rows(S, ndof, block, out):
+    """out[:ndof] = Sᵀ block (block 3 x k rows of w -> ndof rows of u)."""
+    for i in range(ndof):
+        for j in range(block.shape[1]):
+            out[i, j] = S[0, i] * block[0, j] + S[1, i] * block[1, j] + S[2, i] * block[2, j]
+
+
+@njit
+def configuration(model, work, base_q, joint_q, angles, base_position):
+    """Poses, eq. (25): rotations A_b (parent -> child) and body -> world, CoM positions and joint origins
+    (world, m) with the base CoM at ``base_position``, and each joint's motion subspace S_b (3 x ndof)."""
+    ints, axes, fixed, offset, com = model[0], model[2], model[3], model[4], model[5]
+    relative, rotations, positions, origins, S = work[0], work[1], work[2], work[3], work[4]
+    relative[0] = quaternion_to_matrix(base_q)
+    rotations[0] = relative[0]
+    positions[0] = base_position
+    origins[0] = base_position - rotations[0] @ com[0]
+    for b in range(1, ints.shape[0]):
+        p, ndof = ints[b, PARENT], ints[b, NDOF]
+        S[b] = 0.0
+        if ndof == 3:
+            relative[b] = fixed[b] @ quaternion_to_matrix(joint_q[ints[b, QUAT]])
+            S[b] = np.eye(3)
+        else:
+            A = fixed[b].copy()
+            for i in range(ndof):
+                A = A @ rotation_about(axes[b, i], angles[ints[b, ANGLE] + i])
+            relative[b] = A
+            if ndof == 1:
+                S[b, :, 0] = axes[b, 0]
+            else:
+                S[b, :, 0] = rotation_about(axes[b, 1], angles[ints[b, ANGLE] + 1]).T @ axes[b, 0]
+                S[b, :, 1] = axes[b, 1]
+        rotations[b] = rotations[p] @ relative[b]
+        origins[b] = positions[p] + rotations[p] @ offset[b]
+        positions[b] = origins[b] + rotations[b] @ com[b]
+
+
+@njit
+def _skew_into(v, out):
+    out[0, 0], out[0, 1], out[0, 2] = 0.0, -v[2], v[1]
+    out[1, 0], out[1, 1], out[1, 2] = v[2], 0.0, -v[0]
+    out[2, 0], out[2, 1], out[2, 2] = -v[1], v[0], 0.0
+
+
+@njit
+def partial_derivatives(model, work):
+    """X_b = ∂Ω_b/∂w and Y_b = ∂V_b/∂w per slot, eqs. (30), (32), (34)–(37), (42)–(45):
+    inherited slots X_b = X_p A_b, Y_b = (Y_p + X_p [r_p]) A_b + X_b [R_b]; own slot X = I, Y = [R_b]."""
+    ints, offset, com = model[0], model[4], model[5]
+    relative, X, Y = work[0], work[5], work[6]
+    X[0] = 0.0
+    Y[0] = 0.0
+    X[0, 1] = np.eye(3)
+    Y[0, 0] = np.eye(3)
+    rx = np.empty((3, 3))
+    Rx = np.empty((3, 3))
+    carried = np.empty((3, 3))
+    for b in range(1, ints.shape[0]):
+        p, own = ints[b, PARENT], 1 + ints[b, DEPTH]
+        A = relative[b]
+        _skew_into(offset[b], rx)
+        _skew_into(com[b], Rx)
+        for s in range(own):
+            _mm(X[p, s], A, X[b, s])
+            carried[:, :] = Y[p, s]
+            _mm_add(X[p, s], rx, carried)
+            _mm(carried, A, Y[b, s])
+            _mm_add(X[b, s], Rx, Y[b, s])
+        X[b, own] = np.eye(3)
+        Y[b, own] = Rx
+
+
+@njit
+def mass_matrix(model, work):
+    """M = Gᵀ M_w G with M_w = Σ_b Y_b m_b Y_bᵀ + X_b I_b X_bᵀ, summed slot block by slot block (kg, kg m²)."""
+    ints, path, mass, inertia = model[0], model[1], model[6], model[7]
+    S, X, Y, M = work[4], work[5], work[6], work[16]
+    M[:, :] = 0.0
+    block = np.empty((3, 3))
+    left = np.empty((3, 3))
+    XI = np.empty((3, 3))
+    for b in range(ints.shape[0]):
+        slots = 2 + ints[b, DEPTH]
+        for s in range(slots):
+            rs, ns, ls = _slot_u(ints, path, b, s)
+            _mm(X[b, s], inertia[b], XI)
+            mY = mass[b] * Y[b, s]
+            for t in range(s + 1):
+                rt, nt, lt = _slot_u(ints, path, b, t)
+                block[:, :] = 0.0
+                _mmt_add(mY, Y[b, t], block)
+                _mmt_add(XI, X[b, t], block)
+                if ls >= 0 and ns < 3:
+                    _project_rows(S[ls], ns, block, left)
+                else:
+                    left[:, :] = block
+                for i in range(ns):
+                    for j in range(nt):
+                        value = 0.0
+                        if lt >= 0 and nt < 3:
+                            for k in range(3):
+                                value += left[i, k] * S[lt, k, j]
+                        else:
+                            value = left[i, j]
+                        M[rs + i, rt + j] += value
+                        if s != t:
+                            M[rt + j, rs + i] += value
+
+
+@njit
+def velocities(model, work, u):
+    """Recursive kinematics (24), (27): Ω_b, V_b (body frames) and ω_b = S_b u_b from u = [V0, ω0, rates]."""
+    ints, offset, com = model[0], model[4], model[5]
+    relative, S, omega, velocity, rel = work[0], work[4], work[11], work[12], work[13]
+    velocity[0] = u[0:3]
+    omega[0] = u[3:6]
+    rel[0] = 0.0
+    carried = np.empty(3)
+    for b in range(1, ints.shape[0]):
+        p, ndof, r = ints[b, PARENT], ints[b, NDOF], 6 + ints[b, RATE]
+        A = relative[b]
+        for i in range(3):
+            rel[b, i] = 0.0
+            for j in range(ndof):
+                rel[b, i] += S[b, i, j] * u[r + j]
+        _mtv(A, omega[p], omega[b])
+        omega[b] += rel[b]
+        carried[:] = velocity[p]
+        _cross_add(omega[p], offset[b], carried)
+        _mtv(A, carried, velocity[b])
+        _cross_add(omega[b], com[b], velocity[b])
+
+
+@njit
+def _bias_accelerations(model, work):
+    """Ω̇_b, V̇_b at u̇ = 0 (only the Ṡ u of universal joints, −q̇₀ q̇₁ a₁ × S₀, drives them besides
+    the velocity products), by differentiating (24) and (27) with Ċ = −[ω]C."""
+    ints, axes, offset, com = model[0], model[2], model[4], model[5]
+    relative, S, omega, velocity, rel, omega_dot, velocity_dot, u = (work[0], work[4], work[11], work[12], work[13],
+                                                                     work[14], work[15], work[19])
+    omega_dot[0] = 0.0
+    velocity_dot[0] = 0.0
+    for b in range(1, ints.shape[0]):
+        p, ndof, r = ints[b, PARENT], ints[b, NDOF], 6 + ints[b, RATE]
+        A = relative[b]
+        own_rate = np.zeros(3)
+        if ndof == 2:
+            own_rate = -u[r] * u[r + 1] * np.cross(axes[b, 1], S[b, :, 0])
+        omega_dot[b] = A.T @ omega_dot[p] - np.cross(rel[b], A.T @ omega[p]) + own_rate
+        carried = A.T @ (velocity[p] + np.cross(omega[p], offset[b]))
+        velocity_dot[b] = (A.T @ (velocity_dot[p] + np.cross(omega_dot[p], offset[b])) - np.cross(rel[b], carried)
+                           + np.cross(omega_dot[b], com[b]))
+
+
+@njit
+def _partial_rates(model, work):
+    """d/dt X_b and Y_b per slot from Ȧ_b = A_b [ω_b]; own slots are constant."""
+    ints, offset, com = model[0], model[4], model[5]
+    relative, X, Y, Xd, Yd, rel = work[0], work[5], work[6], work[7], work[8], work[13]
+    Xd[0] = 0.0
+    Yd[0] = 0.0
+    rx = np.empty((3, 3))
+    Rx = np.empty((3, 3))
+    w_hat = np.empty((3, 3))
+    A_rate = np.empty((3, 3))
+    first = np.empty((3, 3))
+    second = np.empty((3, 3))
+    for b in range(1, ints.shape[0]):
+        p, own = ints[b, PARENT], 1 + ints[b, DEPTH]
+        A = relative[b]
+        _skew_into(rel[b], w_hat)
+        _mm(A, w_hat, A_rate)
+        _skew_into(offset[b], rx)
+        _skew_into(com[b], Rx)
+        for s in range(own):
+            _mm(Xd[p, s], A, Xd[b, s])
+            _mm_add(X[p, s], A_rate, Xd[b, s])
+            first[:, :] = Yd[p, s]
+            _mm_add(Xd[p, s], rx, first)
+            second[:, :] = Y[p, s]
+            _mm_add(X[p, s], rx, second)
+            _mm(first, A, Yd[b, s])
+            _mm_add(second, A_rate, Yd[b, s])
+            _mm_add(Xd[b, s], Rx, Yd[b, s])
+        Xd[b, own] = 0.0
+        Yd[b, own] = 0.0
+
+
+@njit
+def _scatter(ints, path, S, b, s, vector3, out):
+    """out[rows of slot s of body b in u] += S_linkᵀ vector3 (the projection Gᵀ of one 3-row w block)."""
+    r, n, link = _slot_u(ints, path, b, s)
+    for i in range(n):
+        if link >= 0:
+            out[r + i] += S[link, 0, i] * vector3[0] + S[link, 1, i] * vector3[1] + S[link, 2, i] * vector3[2]
+        else:
+            out[r + i] += vector3[i]
+
+
+@njit
+def bias_forces(model, work):
+    """h = Gᵀ × the left-hand sides of (19)–(21) at u̇ = 0: d/dt ∂K/∂w (velocity products), the transport
+    terms [ω0] p_V0, [ω0] p_ω0 + [V0] p_V0, [ω_i] p_ω_i, and the E terms (47)–(53)."""
+    ints, path, offset, com, mass, inertia = model[0], model[1], model[4], model[5], model[6], model[7]
+    (relative, S, X, Y, Xd, Yd, Eb, Ea, omega, velocity, rel, omega_dot, velocity_dot, h) = (
+        work[0], work[4], work[5], work[6], work[7], work[8], work[9], work[10], work[11], work[12], work[13],
+        work[14], work[15], work[17])
+    _partial_rates(model, work)
+    _bias_accelerations(model, work)
+    nb = ints.shape[0]
+    slots = X.shape[1]
+    # generalised momentum ∂K/∂w per w block (block 0 V0, 1 ω0, 1 + link) and d/dt of it
+    momentum = work[22]
+    rate = work[23]
+    momentum[:, :] = 0.0
+    rate[:, :] = 0.0
+    blocks = np.empty(slots, dtype=np.int64)
+    iw = np.empty(3)
+    iw_dot = np.empty(3)
+    for b in range(nb):
+        mv, mv_dot = mass[b] * velocity[b], mass[b] * velocity_dot[b]
+        iw[:] = 0.0
+        _mv_add(inertia[b], omega[b], iw)
+        iw_dot[:] = 0.0
+        _mv_add(inertia[b], omega_dot[b], iw_dot)
+        count = 2 + ints[b, DEPTH]
+        blocks[0], blocks[1] = 0, 1
+        for k in range(count - 2):
+            blocks[2 + k] = 1 + path[b, k]
+        for s in range(count):
+            _mv_add(Y[b, s], mv, momentum[blocks[s]])
+            _mv_add(X[b, s], iw, momentum[blocks[s]])
+            _mv_add(Yd[b, s], mv, rate[blocks[s]])
+            _mv_add(Y[b, s], mv_dot, rate[blocks[s]])
+            _mv_add(Xd[b, s], iw, rate[blocks[s]])
+            _mv_add(X[b, s], iw_dot, rate[blocks[s]])
+    rx = np.empty((3, 3))
+    Rx = np.empty((3, 3))
+    terms = rate
+    terms[0] += np.cross(omega[0], momentum[0])
+    terms[1] += np.cross(omega[0], momentum[1]) + np.cross(velocity[0], momentum[0])
+    for b in range(1, nb):
+        terms[1 + b] += np.cross(rel[b], momentum[1 + b])
+    # E terms: stacks over the links of the path (slots 2..), eqs. (50)–(53), then (47)
+    Eb[0] = 0.0
+    Ea[0] = 0.0
+    own_b = np.empty((3, 3))
+    own_a = np.empty((3, 3))
+    carried = np.empty((3, 3))
+    vector = np.empty(3)
+    carried_velocity = np.empty(3)
+    for b in range(1, nb):
+        p, own = ints[b, PARENT], 1 + ints[b, DEPTH]
+        A = relative[b]
+        _skew_into(offset[b], rx)
+        _skew_into(com[b], Rx)
+        _mtv(A, omega[p], vector)
+        _skew_into(vector, own_b)
+        carried_velocity[:] = velocity[p]
+        _cross_add(omega[p], offset[b], carried_velocity)
+        _mtv(A, carried_velocity, vector)
+        _skew_into(vector, own_a)
+        _mm_add(own_b, Rx, own_a)
+        for s in range(2, own):
+            _mm(Eb[p, s], A, Eb[b, s])
+            carried[:, :] = Ea[p, s]
+            _mm_add(Eb[p, s], rx, carried)
+            _mm(carried, A, Ea[b, s])
+            _mm_add(Eb[b, s], Rx, Ea[b, s])
+        Eb[b, own] = own_b
+        Ea[b, own] = own_a
+        mv = mass[b] * velocity[b]
+        iw[:] = 0.0
+        _mv_add(inertia[b], omega[b], iw)
+        for s in range(2, own + 1):
+            _mv_add(Ea[b, s], mv, terms[1 + path[b, s - 2]])
+            _mv_add(Eb[b, s], iw, terms[1 + path[b, s - 2]])
+    h[:] = 0.0
+    h[0:6] = terms[0:2].ravel()
+    for b in range(1, nb):
+        _scatter(ints, path, S, b, 1 + ints[b, DEPTH], terms[1 + b], h)
+
+
+@njit
+def applied_forces(model, work, torques, load_bodies, load_vectors, load_in_body):
+    """Q = Gᵀ [F0; M0; M_i] of the loads plus the joint torques; also each body's world force in work[21].
+
+    F0, M0: total force and moment about the base CoM (base frame); M_i: moment about joint i of the loads on
+    link i and every link outboard of it (link frame)."""
+    ints, path = model[0], model[1]
+    rotations, positions, origins, S, Q, body_force = work[1], work[2], work[3], work[4], work[18], work[21]
+    nb = ints.shape[0]
+    w_forces = np.zeros((nb + 1, 3))
+    body_force[:] = 0.0
+    for k in range(load_bodies.shape[0]):
+        b = load_bodies[k]
+        R = rotations[b]
+        force, moment = load_vectors[k, 0], load_vectors[k, 1]
+        if load_in_body[k] == 1:
+            force, moment = R @ force, R @ moment
+        point = positions[b] if math.isnan(load_vectors[k, 2, 0]) else origins[b] + R @ load_vectors[k, 2]
+        body_force[b] += force
+        w_forces[0] += rotations[0].T @ force
+        w_forces[1] += rotations[0].T @ (np.cross(point - positions[0], force) + moment)
+        for j in range(ints[b, DEPTH]):
+            i = path[b, j]
+            w_forces[1 + i] += rotations[i].T @ (np.cross(point - origins[i], force) + moment)
+    Q[:] = 0.0
+    Q[0:6] = w_forces[0:2].ravel()
+    Q[6:] = torques
+    for b in range(1, nb):
+        _scatter(ints, path, S, b, 1 + ints[b, DEPTH], w_forces[1 + b], Q)
+
+
+@njit
+def _cholesky_solve(A, B):
+    """Solve A X = B in place (B overwritten by X) for a symmetric positive-definite A (A overwritten by its
+    Cholesky factor). Returns False if A is not positive definite. Written out: arm blocks are small and
+    LAPACK's per-call dispatch would dominate."""
+    n = A.shape[0]
+    for j in range(n):
+        d = A[j, j]
+        for k in range(j):
+            d -= A[j, k] * A[j, k]
+        if not d > 0.0:
+            return False
+        A[j, j] = math.sqrt(d)
+        for i in range(j + 1, n):
+            s = A[i, j]
+            for k in range(j):
+                s -= A[i, k] * A[j, k]
+            A[i, j] = s / A[j, j]
+    for c in range(B.shape[1]):
+        for i in range(n):
+            s = B[i, c]
+            for k in range(i):
+                s -= A[i, k] * B[k, c]
+            B[i, c] = s / A[i, i]
+        for i in range(n - 1, -1, -1):
+            s = B[i, c]
+            for k in range(i + 1, n):
+                s -= A[k, i] * B[k, c]
+            B[i, c] = s / A[i, i]
+    return True
+
+
+@njit
+def solve_by_arms(model, M, rhs, out):
+    """out = M⁻¹ rhs by block elimination (eq. (39)): each arm's block factored alone, then the 6x6 base
+    Schur complement; arms couple only through the base, so the cost is linear in the number of arms."""
+    arm_rates = model[8]
+    schur = M[:6, :6].copy()
+    reduced = rhs[:6].copy()
+    arms = arm_rates.shape[0]
+    solved = np.zeros((arms, arm_rates.shape[1], 7))
+    for a in range(arms):
+        n = 0
+        while n < arm_rates.shape[1] and arm_rates[a, n] >= 0:
+            n += 1
+        rows = arm_rates[a, :n]
+        block = np.empty((n, n))
+        rhs_block = np.empty((n, 7))
+        for i in range(n):
+            for j in range(n):
+                block[i, j] = M[rows[i], rows[j]]
+            for j in range(6):
+                rhs_block[i, j] = M[rows[i], j]
+            rhs_block[i, 6] = rhs[rows[i]]
+        if not _cholesky_solve(block, rhs_block):
+            return False
+        solved[a, :n] = rhs_block
+        for i in range(6):
+            for j in range(6):
+                for k in range(n):
+                    schur[i, j] -= M[rows[k], i] * rhs_block[k, j]
+            for k in range(n):
+                reduced[i] -= M[rows[k], i] * rhs_block[k, 6]
+    base = reduced.reshape(6, 1).copy()
+    if not _cholesky_solve(schur, base):
+        return False
+    out[:6] = base[:, 0]
+    for a in range(arms):
+        n = 0
+        while n < arm_rates.shape[1] and arm_rates[a, n] >= 0:
+            n += 1
+        for k in range(n):
+            value = solved[a, k, 6]
+            for j in range(6):
+                value -= solved[a, k, j] * out[j]
+            out[arm_rates[a, k]] = value
+    return True
+
+
+@njit
+def forward_dynamics(model, work, base_q, joint_q, angles, base_position, u, torques, load_bodies, load_vectors,
+                     load_in_body):
+    """u̇ = M⁻¹ (Q − h) of the state (written to work[20]); returns a status code (OK when solved)."""
+    configuration(model, work, base_q, joint_q, angles, base_position)
+    partial_derivatives(model, work)
+    mass_matrix(model, work)
+    work[19][:] = u
+    velocities(model, work, u)
+    bias_forces(model, work)
+    applied_forces(model, work, torques, load_bodies, load_vectors, load_in_body)
+    if not solve_by_arms(model, work[16], work[18] - work[17], work[20]):
+        return NOT_POSITIVE_DEFINITE
+    return OK
+
+
+# ------------------------------------------------------------------------- RKMK4 in momentum coordinates
+#
+# y = [c (3), P (3), L (3), Θ0 (3), Θ_spherical (3 per spherical joint), joint angles, joint rates]:
+# the system CoM, total linear momentum and angular momentum about c (world frame), the Lie-algebra
+# increments of the base and spherical-joint attitudes since the step's start, the 1-/2-DOF angles and
+# the joint rates (see discrete_robot.space.simulation for why these coordinates).
+
+
+@njit
+def _attitudes(model, y, base_q, joint_q, base_out, joints_out):
+    """R_n exp(Θ) of the base and the spherical joints, as unit quaternions."""
+    counts = model[9]
+    base = quaternion_multiply(base_q, quaternion_exp(y[9:12]))
+    base_out[:] = base / math.sqrt(base @ base)
+    for k in range(counts[2]):
+        joint = quaternion_multiply(joint_q[k], quaternion_exp(y[12 + 3 * k:15 + 3 * k]))
+        joints_out[k] = joint / math.sqrt(joint @ joint)
+
+
+@njit
+def derivative(model, work, y, base_q, joint_q, torques, load_bodies, load_vectors, load_in_body, out):
+    """ẏ at y: reconstructs the base pose from c and the base velocities from P, L (first six rows of M u),
+    then the joint accelerations by the recursive forward dynamics. Returns a status code."""
+    counts, mass = model[9], model[6]
+    dof, n_angles, n_spherical = counts[0], counts[1], counts[2]
+    a0 = 12 + 3 * n_spherical
+    r0 = a0 + n_angles
+    base_now = np.empty(4)
+    joints_now = np.empty((n_spherical, 4))
+    _attitudes(model, y, base_q, joint_q, base_now, joints_now)
+    angles = y[a0:r0]
+    rates = y[r0:r0 + dof]
+    configuration(model, work, base_now, joints_now, angles, np.zeros(3))
+    positions, rotations, origins = work[2], work[1], work[3]
+    total = mass.sum()
+    offset = np.zeros(3)
+    for b in range(mass.shape[0]):
+        offset += mass[b] * positions[b]
+    base_position = y[0:3] - offset / total
+    for b in range(mass.shape[0]):
+        positions[b] += base_position
+        origins[b] += base_position
+    partial_derivatives(model, work)
+    mass_matrix(model, work)
+    M = work[16]
+    R0 = rotations[0]
+    momenta = np.empty((6, 1))
+    momenta[0:3, 0] = R0.T @ y[3:6]
+    momenta[3:6, 0] = R0.T @ (y[6:9] + np.cross(y[0:3] - base_position, y[3:6]))
+    for i in range(6):
+        for j in range(dof):
+            momenta[i, 0] -= M[i, 6 + j] * rates[j]
+    base_block = M[:6, :6].copy()
+    if not _cholesky_solve(base_block, momenta):
+        return NOT_POSITIVE_DEFINITE
+    u = work[19]
+    u[0:6] = momenta[:, 0]
+    u[6:] = rates
+    velocities(model, work, u)
+    bias_forces(model, work)
+    applied_forces(model, work, torques, load_bodies, load_vectors, load_in_body)
+    if not solve_by_arms(model, M, work[18] - work[17], work[20]):
+        return NOT_POSITIVE_DEFINITE
+    force, moment = np.zeros(3), np.zeros(3)
+    for k in range(load_bodies.shape[0]):
+        b = load_bodies[k]
+        R = rotations[b]
+        f, m = load_vectors[k, 0], load_vectors[k, 1]
+        if load_in_body[k] == 1:
+            f, m = R @ f, R @ m
+        point = positions[b] if math.isnan(load_vectors[k, 2, 0]) else origins[b] + R @ load_vectors[k, 2]
+        force += f
+        moment += np.cross(point - y[0:3], f) + m
+    out[0:3] = y[3:6] / total
+    out[3:6] = force
+    out[6:9] = moment
+    out[9:12] = right_jacobian_inverse(y[9:12]) @ u[3:6]
+    ints = model[0]
+    for b in range(1, ints.shape[0]):
+        r = 6 + ints[b, RATE]
+        if ints[b, NDOF] == 3:
+            k = ints[b, QUAT]
+            out[12 + 3 * k:15 + 3 * k] = right_jacobian_inverse(y[12 + 3 * k:15 + 3 * k]) @ u[r:r + 3]
+        else:
+            a = a0 + ints[b, ANGLE]
+            out[a:a + ints[b, NDOF]] = u[r:r + ints[b, NDOF]]
+    out[r0:r0 + dof] = work[20][6:]
+    return OK
+
+
+@njit
+def rkmk4_step(model, work, y, base_q, joint_q, torques, load_bodies, load_vectors, load_in_body, dt, y_out,
+               base_out, joints_out):
+    """One RKMK4 step of ``dt`` s from (y with zero increments, base_q, joint_q): the classical RK4 tableau on
+    ẏ, attitudes advanced by the exact exponential of the RK4 increments. Returns a status code (TOO_FAST when
+    an attitude or joint angle would turn more than :data:`MAX_STEP_ROTATION`); the outputs are valid only
+    when it is OK."""
+    n = y.shape[0]
+    k = np.empty((4, n))
+    stage = y.copy()
+    weights = (0.0, 0.5, 0.5, 1.0)
+    for i in range(4):
+        if i > 0:
+            stage = y + weights[i] * dt * k[i - 1]
+        status = derivative(model, work, stage, base_q, joint_q, torques, load_bodies, load_vectors, load_in_body,
+                            k[i])
+        if status != OK:
+            return status
+    y_out[:] = y + dt / 6.0 * (k[0] + 2.0 * k[1] + 2.0 * k[2] + k[3])
+    for i in range(n):
+        if not math.isfinite(y_out[i]):
+            return NOT_FINITE
+    counts = model[9]
+    rotations_end = 12 + 3 * counts[2] + counts[1]
+    for i in range(9, rotations_end):
+        if abs(y_out[i] - y[i]) > MAX_STEP_ROTATION:
+            return TOO_FAST
+    _attitudes(model, y_out, base_q, joint_q, base_out, joints_out)
+    y_out[9:12 + 3 * counts[2]] = 0.0
+    return OK
+
+
+def check_status(status: int, robot: SpaceRobot, what: str) -> None:
+    """Raise the error a kernel's status code stands for."""
+    if status == NOT_POSITIVE_DEFINITE:
+        raise ModelError(f"robot '{robot.name}': the mass matrix is not positive definite ({what})")
+    if status == NOT_FINITE:
+        raise ConvergenceError(f"{what} produced non-finite values")
+
+
+def warm_up() -> None:
+    """Compile every kernel on the paper's dual-arm robot and on a mixed-joint tree (make setup)."""
+    from discrete_robot.model.description import model_from_dict
+    from discrete_robot.space.generated import multi_arm_model_data
+    from discrete_robot.space.simulation import Simulator
+    from discrete_robot.space.state import random_state
+
+    robot = SpaceRobot.from_model(model_from_dict(multi_arm_model_data(2, 3, mixed_joints=True)))
+    simulator = Simulator(robot, random_state(robot, np.random.default_rng(0), speed=0.1))
+    simulator.step(1e-3)
+
+
+_SHARED: "weakref.WeakKeyDictionary[SpaceRobot, tuple[CompiledModel, Workspace]]" = weakref.WeakKeyDictionary()
+
+
+def shared(robot: SpaceRobot) -> tuple[CompiledModel, Workspace]:
+    """The compiled model and a workspace for ``robot``, built on first use and kept while the robot lives.
+
+    For the one-off evaluations of :mod:`.recursive` and :mod:`.kinematics` (one thread); a
+    :class:`~discrete_robot.space.simulation.Simulator` owns its own workspace.
+    """
+    if robot not in _SHARED:
+        model = compile_model(robot)
+        _SHARED[robot] = (model, Workspace(model))
+    return _SHARED[robot]
