@@ -42,13 +42,15 @@ def positive_step(value, what: str, smallest: float = 1e-9, largest: float = np.
     return finite_scalar(value, what, low=smallest, high=largest)
 
 
-def bounded_count(count: float, limit: int, what: str, limit_name: str) -> int:
-    """A derived number of steps/points/iterations as an int, or InputError naming ``what`` when it is not
-    finite or exceeds ``limit`` (the parameter ``limit_name``), before anything that large is allocated."""
+def bounded_count(count: float, limit: int, what: str, limit_name: str, hint: str = "") -> int:
+    """A derived number of steps/points/iterations as an int, or InputError naming ``what`` (and ``hint``, what
+    to change) when it is not finite or exceeds ``limit`` (named ``limit_name``), before anything that large
+    is allocated."""
+    hint = f"; {hint}" if hint else ""
     if not np.isfinite(count):
-        raise InputError(f"{what}: the number of steps is not finite ({count})")
+        raise InputError(f"{what}: the number of steps is not finite ({count}){hint}")
     if count > limit:
-        raise InputError(f"{what}: needs {count:.3g} steps, more than {limit_name} = {limit}")
+        raise InputError(f"{what}: needs {count:.3g} steps, more than {limit_name} = {limit}{hint}")
     return int(count)
 
 

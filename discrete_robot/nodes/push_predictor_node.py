@@ -29,6 +29,7 @@ from rclpy.parameter import Parameter
 from std_msgs.msg import ColorRGBA
 from visualization_msgs.msg import Marker, MarkerArray
 
+from discrete_robot.budget import Budget
 from discrete_robot.errors import DiscreteRobotError
 from discrete_robot.nodes.common import (
     STATE_QOS,
@@ -87,6 +88,11 @@ PARAMETERS = [
                   "object frame, m", check=_footprint_check, read_only=True),
     ParameterSpec("object_initial_pose", [0.0, 0.0, 0.0], "streaming object's initial pose in world: x, y (m), "
                   "theta (rad)", check=finite_values, type=Parameter.Type.DOUBLE_ARRAY, read_only=True),
+    ParameterSpec("max_finger_jump", 0.5, "streaming: a finger position farther than this from the last one is "
+                  "ignored (a teleport, not a push; it would also be unbounded work), m", check=positive,
+                  value_range=(1e-6, 100.0)),
+    ParameterSpec("request_timeout", 10.0, "simulate_push: wall-clock budget of one request, s; a longer "
+                  "computation stops and the request is refused", check=positive, value_range=(0.01, 600.0)),
 ]
 
 
@@ -185,7 +191,7 @@ class PushPredictorNode(GuardedNode):
             times, steps = [], []
             for time, step in iter_push_simulation(parsed.obj, parsed.initial_pose, parsed.pusher_path,
                                                    parsed.pusher_speed, parsed.time_step, parsed.contact_friction,
-                                                   parsed.pusher_radius):
+                                                   parsed.pusher_radius, Budget(self.values["request_timeout"])):
                 times.append(time)
                 steps.append(step)
                 self._publish(parsed.obj.footprint, step, parsed.pusher_radius)
@@ -212,19 +218,24 @@ class PushPredictorNode(GuardedNode):
 
     def on_finger(self, msg) -> None:
         if msg.header.frame_id not in ("", FRAME):
-            self.get_logger().error(f"{FINGER_TOPIC}: ignored a position in frame '{msg.header.frame_id}' "
-                                    f"(expected '{FRAME}')")
+            self.refusals.warning(FINGER_TOPIC, f"{FINGER_TOPIC}: ignored a position in frame "
+                                                f"'{msg.header.frame_id}' (expected '{FRAME}')")
             return
         finger = np.array([msg.point.x, msg.point.y])
         if not np.all(np.isfinite(finger)):
-            self.get_logger().error(f"{FINGER_TOPIC}: ignored a non-finite position {finger.tolist()}")
+            self.refusals.warning(FINGER_TOPIC, f"{FINGER_TOPIC}: ignored a non-finite position {finger.tolist()}")
             return
         previous = finger if self.stream_finger is None else self.stream_finger
+        jump = float(np.linalg.norm(finger - previous))
+        if jump > self.values["max_finger_jump"]:
+            self.refusals.warning(FINGER_TOPIC, f"{FINGER_TOPIC}: ignored a jump of {jump:.3g} m from the last "
+                                                f"position (max_finger_jump = {self.values['max_finger_jump']} m)")
+            return
         try:
             step = push_step(self.stream_object, self.stream_pose, previous, finger, self.values["contact_friction"],
                              self.values["pusher_radius"])
         except DiscreteRobotError as error:
-            self.get_logger().error(f"{FINGER_TOPIC}: push step failed: {error}; object kept where it was")
+            self.refusals.warning(FINGER_TOPIC, f"{FINGER_TOPIC}: push step failed: {error}; object kept where it was")
             return
         self.stream_finger = finger
         self.stream_pose = step.pose

@@ -15,12 +15,18 @@ from discrete_robot.errors import InputError
 from discrete_robot.pushing.object_model import PushedObject, make_pushed_object
 from discrete_robot.pushing.prediction import PushPrediction
 from discrete_robot.pushing.simulation import PushTrajectory
+from discrete_robot.validation import finite_scalar
 
 OBJECT_FIELDS = ("footprint", "support_points", "support_weights", "normal_force", "support_friction",
                  "contact_friction", "pusher_radius")
 PREDICT_FIELDS = (*OBJECT_FIELDS, "contact_point", "pusher_velocity")
 SIMULATE_FIELDS = (*OBJECT_FIELDS, "object_pose", "pusher_path", "pusher_speed", "time_step")
 OPTIONAL = {"support_points": [], "support_weights": [], "pusher_radius": 0.0, "time_step": 0.0}
+#: bounds of a table-top push, checked before anything is computed: beyond them results overflow or the work
+#: grows without bound (m, m/s, N, s; friction coefficients are dimensionless)
+MAX_COORDINATE = 1e3
+RANGES = {"normal_force": (0.0, 1e9), "support_friction": (0.0, 1e3), "contact_friction": (0.0, 1e3),
+          "pusher_radius": (0.0, 1e3), "pusher_speed": (1e-6, 1e3), "time_step": (0.0, 1e4)}
 
 
 @dataclass(frozen=True)
@@ -55,6 +61,8 @@ def _point(value, what: str, keys=("x", "y", "z")) -> np.ndarray:
         raise InputError(f"{what}: expected numbers, got {value!r}") from error
     if array.size not in (2, len(keys)):
         raise InputError(f"{what}: expected {' '.join(keys[:2])}[, {keys[2]}], got {array.size} values")
+    for key, value in zip(keys, array, strict=False):
+        finite_scalar(value, f"{what}.{key}", -MAX_COORDINATE, MAX_COORDINATE)
     return np.append(array, 0.0) if array.size == 2 else array
 
 
@@ -65,10 +73,8 @@ def _points(values, what: str) -> np.ndarray:
 
 
 def _number(fields: dict, name: str) -> float:
-    try:
-        return float(fields[name])
-    except (TypeError, ValueError) as error:
-        raise InputError(f"{name}: expected a number, got {fields[name]!r}") from error
+    """A scalar field, finite and within :data:`RANGES`."""
+    return finite_scalar(fields[name], name, *RANGES[name])
 
 
 def _complete(fields: dict, names: tuple[str, ...]) -> dict:
@@ -127,10 +133,15 @@ def _xyz(vector) -> dict:
 
 
 def prediction_fields(prediction: PushPrediction) -> dict:
-    """The PredictPush response fields (success and message aside)."""
+    """The PredictPush response fields (success and message aside).
+
+    A separating finger leaves the object at rest: it has no center of rotation (NaN in the core), and the
+    message, which carries no NaN, gets (0, 0) with contact_mode "separating" saying why.
+    """
     vx, vy, omega = (float(v) for v in prediction.twist)
+    cor = prediction.center_of_rotation if np.all(np.isfinite(prediction.center_of_rotation)) else np.zeros(2)
     return {"object_twist": {"linear": {"x": vx, "y": vy, "z": 0.0}, "angular": {"x": 0.0, "y": 0.0, "z": omega}},
-            "center_of_rotation": _xyz(prediction.center_of_rotation), "contact_mode": prediction.mode.value,
+            "center_of_rotation": _xyz(cor), "contact_mode": prediction.mode.value,
             "contact_force": _xyz(prediction.contact_force), "power": float(prediction.power)}
 
 

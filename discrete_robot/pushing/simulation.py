@@ -26,15 +26,20 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from discrete_robot.budget import Budget
 from discrete_robot.errors import InputError
 from discrete_robot.pushing.object_model import PushedObject
 from discrete_robot.pushing.polygon import closest_on_outline, contains, first_contact_fraction, outline_normal
 from discrete_robot.pushing.prediction import Contact, ContactMode, PushPrediction, predict_at_contact
+from discrete_robot.validation import bounded_count, finite_scalar, positive_step
 
 MAX_MOVE_FRACTION = 0.02
 #: the finger touches when its gap to the outline is below this fraction of the footprint size
 CONTACT_TOLERANCE = 1e-7
 MAX_STEPS = 200_000
+#: at most this many short finger moves (MAX_MOVE_FRACTION of the object's size each) per request: bounded work
+#: (a 1 m finger jump on a 1 micrometre object would otherwise be 5e7 moves)
+MAX_MOVES = 100_000
 
 
 @dataclass(frozen=True)
@@ -121,7 +126,8 @@ def push_step(obj: PushedObject, pose, finger_from, finger_to, contact_friction:
     pose = np.asarray(pose, dtype=float)
     start = np.asarray(finger_from, dtype=float)[:2]
     target = np.asarray(finger_to, dtype=float)[:2]
-    pieces = max(1, int(np.ceil(np.linalg.norm(target - start) / (MAX_MOVE_FRACTION * obj.scale))))
+    pieces = max(1, bounded_count(np.ceil(np.linalg.norm(target - start) / (MAX_MOVE_FRACTION * obj.scale)),
+                                  MAX_MOVES, "finger move", "MAX_MOVES (moves of 2 % of the object's size)"))
     mode, prediction = ContactMode.SEPARATING, None
     waypoints = start + np.linspace(0.0, 1.0, pieces + 1)[:, None] * (target - start)
     for a, b in zip(waypoints[:-1], waypoints[1:], strict=True):
@@ -161,35 +167,39 @@ def _path(points) -> np.ndarray:
 
 
 def iter_push_simulation(obj: PushedObject, initial_pose, pusher_path, pusher_speed: float, time_step: float,
-                         contact_friction: float, pusher_radius: float = 0.0) -> Iterator[tuple[float, PushStep]]:
+                         contact_friction: float, pusher_radius: float = 0.0,
+                         budget: Budget | None = None) -> Iterator[tuple[float, PushStep]]:
     """Yield (time, state) at t = 0, dt, 2 dt, ... while the finger follows ``pusher_path`` at ``pusher_speed``.
 
-    Raises InputError for a bad path, speed, time step, friction or radius,
-    or a finger that starts overlapping the object.
+    Raises InputError for a bad path, speed, time step, friction or radius, a push needing more than
+    :data:`MAX_STEPS` steps or :data:`MAX_MOVES` finger moves, or a finger that starts overlapping the
+    object; BudgetExceededError when ``budget`` runs out (checked every step).
     """
+    budget = Budget() if budget is None else budget
     path = _path(pusher_path)
     pose = np.asarray(initial_pose, dtype=float)
     if pose.shape != (3,) or not np.all(np.isfinite(pose)):
         raise InputError(f"object_pose: expected finite (x, y, theta), got {np.asarray(initial_pose).tolist()}")
-    for value, what in ((pusher_speed, "pusher_speed"), (time_step, "time_step")):
-        if not np.isfinite(value) or value <= 0.0:
-            raise InputError(f"{what} must be a finite value > 0, got {value}")
+    pusher_speed = positive_step(pusher_speed, "pusher_speed", smallest=1e-9)
+    time_step = positive_step(time_step, "time_step", smallest=1e-9)
     for value, what in ((contact_friction, "contact_friction"), (pusher_radius, "pusher_radius")):
-        if not np.isfinite(value) or value < 0.0:
-            raise InputError(f"{what} must be a finite value >= 0, got {value}")
+        finite_scalar(value, what, low=0.0)
     arc = np.concatenate([[0.0], np.cumsum(np.linalg.norm(np.diff(path, axis=0), axis=1))])
+    if not np.isfinite(arc[-1]):
+        raise InputError("pusher_path: its length overflows (coordinates too large)")
     if arc[-1] <= 0.0:
         raise InputError("pusher_path has zero length: the finger would not move")
+    bounded_count(np.ceil(arc[-1] / (MAX_MOVE_FRACTION * obj.scale)), MAX_MOVES, "pusher_path",
+                  "MAX_MOVES (moves of 2 % of the object's size)")
     duration = arc[-1] / pusher_speed
-    steps = int(np.ceil(duration / time_step - 1e-9))
-    if steps > MAX_STEPS:
-        raise InputError(f"the push takes {steps} steps of {time_step} s (more than {MAX_STEPS}): "
-                         "increase time_step")
+    steps = bounded_count(np.ceil(duration / time_step - 1e-9), MAX_STEPS, f"a push of {duration:.3g} s in "
+                          f"time_step {time_step:g} s", "MAX_STEPS", hint="increase time_step")
     if _gap(obj, to_object(pose, path[0]), pusher_radius)[0] < -CONTACT_TOLERANCE * obj.scale:
         raise InputError(f"the finger starts overlapping the object at {path[0].tolist()}")
     yield 0.0, PushStep(pose=pose, finger=path[0], mode=ContactMode.SEPARATING, prediction=None)
     distance = 0.0
     for k in range(1, steps + 1):
+        budget.check()
         time = min(k * time_step, duration)
         reached = time * pusher_speed if k < steps else arc[-1]
         corners = [i for i in range(1, len(path) - 1) if distance < arc[i] < reached]
@@ -204,11 +214,11 @@ def iter_push_simulation(obj: PushedObject, initial_pose, pusher_path, pusher_sp
 
 
 def simulate_push(obj: PushedObject, initial_pose, pusher_path, pusher_speed: float, time_step: float,
-                  contact_friction: float, pusher_radius: float = 0.0) -> PushTrajectory:
+                  contact_friction: float, pusher_radius: float = 0.0, budget: Budget | None = None) -> PushTrajectory:
     """The whole simulated push (see :func:`iter_push_simulation`)."""
     times, poses, fingers, modes, centres = [], [], [], [], []
     for time, state in iter_push_simulation(obj, initial_pose, pusher_path, pusher_speed, time_step,
-                                            contact_friction, pusher_radius):
+                                            contact_friction, pusher_radius, budget):
         times.append(time)
         poses.append(state.pose)
         fingers.append(state.finger)
