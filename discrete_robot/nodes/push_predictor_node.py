@@ -29,7 +29,7 @@ from rclpy.parameter import Parameter
 from std_msgs.msg import ColorRGBA
 from visualization_msgs.msg import Marker, MarkerArray
 
-from discrete_robot.budget import Budget
+from discrete_robot.budget import limited
 from discrete_robot.errors import DiscreteRobotError
 from discrete_robot.nodes.common import (
     STATE_QOS,
@@ -189,12 +189,13 @@ class PushPredictorNode(GuardedNode):
             parsed = parse_simulate_request(fields, default_time_step=self.values["time_step"],
                                             grid_points=self.grid_points)
             times, steps = [], []
-            for time, step in iter_push_simulation(parsed.obj, parsed.initial_pose, parsed.pusher_path,
-                                                   parsed.pusher_speed, parsed.time_step, parsed.contact_friction,
-                                                   parsed.pusher_radius, Budget(self.values["request_timeout"])):
-                times.append(time)
-                steps.append(step)
-                self._publish(parsed.obj.footprint, step, parsed.pusher_radius)
+            with limited(self.values["request_timeout"]):
+                for time, step in iter_push_simulation(parsed.obj, parsed.initial_pose, parsed.pusher_path,
+                                                       parsed.pusher_speed, parsed.time_step,
+                                                       parsed.contact_friction, parsed.pusher_radius):
+                    times.append(time)
+                    steps.append(step)
+                    self._publish(parsed.obj.footprint, step, parsed.pusher_radius)
         except DiscreteRobotError as error:
             return self._refuse(response, "simulate_push", error)
         modes = [s.mode for s in steps]

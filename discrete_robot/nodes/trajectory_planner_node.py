@@ -16,14 +16,22 @@ Publishes
   ``discrete_robot_node`` executes.
 
 Parameters: ``model_file`` (default the shipped config/planar_2link.yaml), ``grid_points``, ``smooth``,
-``default_time_step``, ``max_min_effort_steps`` (config/trajectory_planner.yaml). The planning itself is
+``default_time_step``, ``max_min_effort_steps``, ``max_waypoints``, ``max_duration``, ``request_timeout``
+(config/trajectory_planner.yaml). The planning itself is
 :class:`discrete_robot.planning.planner.TrajectoryPlanner`.
+
+Bounded work: a request with more than ``max_waypoints`` waypoints is refused, and planning stops after
+``request_timeout`` seconds with a refusal. The node runs on a multi-threaded executor with the service in
+its own callback group, so a long plan never blocks its parameter services, and Ctrl-C ends it at once
+(the planner polls :data:`discrete_robot.budget.STOP`).
 """
 
 from builtin_interfaces.msg import Duration
 from discrete_robot_interfaces.srv import PlanTrajectory
+from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
+from discrete_robot.budget import limited
 from discrete_robot.errors import DiscreteRobotError
 from discrete_robot.model.description import load_model, package_config_path
 from discrete_robot.nodes.common import (
@@ -50,6 +58,12 @@ PARAMETERS = [
                   check=positive, value_range=(1e-4, 1.0), read_only=True),
     ParameterSpec("max_min_effort_steps", 200, "min_effort: largest number of steps (duration / time step)",
                   check=lambda v: None if v >= 2 else "must be >= 2", value_range=(2, 100000), read_only=True),
+    ParameterSpec("max_waypoints", 50, "largest number of waypoints in one request",
+                  check=lambda v: None if v >= 2 else "must be >= 2", value_range=(2, 10000), read_only=True),
+    ParameterSpec("max_duration", 3600.0, "longest plan answered, s (a longer one means limits too small to be "
+                  "meant)", check=positive, value_range=(1.0, 1e6), read_only=True),
+    ParameterSpec("request_timeout", 10.0, "wall-clock budget of one request, s; planning stops after it and the "
+                  "request is refused", check=positive, value_range=(0.01, 600.0)),
 ]
 
 
@@ -69,31 +83,38 @@ class TrajectoryPlannerNode(GuardedNode):
     """Serves plan_trajectory for one robot model and publishes each plan on joint_trajectory."""
 
     NODE_NAME = "trajectory_planner_node"
+    MULTI_THREADED = True
 
     def __init__(self, **kwargs):
         super().__init__(self.NODE_NAME, **kwargs)
         values = declare_parameters(self, PARAMETERS)
+        self.values = values
         path = values["model_file"] or str(package_config_path(DEFAULT_MODEL))
         model = load_model(path)
         settings = PlannerSettings(grid_points=values["grid_points"], smooth=values["smooth"],
                                    time_step=values["default_time_step"],
-                                   max_min_effort_steps=values["max_min_effort_steps"])
+                                   max_min_effort_steps=values["max_min_effort_steps"],
+                                   max_waypoints=values["max_waypoints"], max_duration=values["max_duration"])
         self.planner = TrajectoryPlanner(model, settings)
         self.trajectory_pub = self.create_publisher(JointTrajectory, "joint_trajectory", STATE_QOS)
-        self.create_service(PlanTrajectory, "plan_trajectory", self.on_plan)
+        self.add_post_set_parameters_callback(
+            lambda parameters: self.values.update({p.name: p.value for p in parameters}))
+        self.create_service(PlanTrajectory, "plan_trajectory", self.on_plan,
+                            callback_group=MutuallyExclusiveCallbackGroup())
         self.get_logger().info(f"planning for '{model.name}' ({', '.join(model.joint_names)}) from {path}")
 
     def on_plan(self, request: PlanTrajectory.Request, response: PlanTrajectory.Response):
         try:
-            plan = self.planner.plan([p.positions for p in request.waypoints], request.joint_names,
-                                     request.max_effort, request.max_velocity, request.method, request.duration,
-                                     request.time_step_hint)
+            with limited(self.values["request_timeout"]):
+                plan = self.planner.plan([p.positions for p in request.waypoints], request.joint_names,
+                                         request.max_effort, request.max_velocity, request.method, request.duration,
+                                         request.time_step_hint)
+            response.trajectory = trajectory_msg(plan)
         except DiscreteRobotError as error:
             response.success = False
             response.message = str(error)
             self.get_logger().warning(f"plan_trajectory refused: {error}")
             return response
-        response.trajectory = trajectory_msg(plan)
         response.duration = plan.duration
         response.success = True
         response.message = (f"{plan.method.value}: {plan.duration:.4f} s, {len(plan.t)} points "

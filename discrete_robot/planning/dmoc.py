@@ -38,6 +38,7 @@ import math
 
 import numpy as np
 
+from discrete_robot import budget
 from discrete_robot.errors import InputError
 from discrete_robot.model.lagrangian import LagrangianSystem
 from discrete_robot.planning.continuous_replay import batch, replay_arm, replay_pendulum
@@ -282,6 +283,7 @@ def arm_point_to_point_dmoc(system: LagrangianSystem, q_start, q_goal, duration:
     weight_rows = np.tile(weights, n_steps)
 
     def objective(x: np.ndarray) -> float:
+        budget.check()
         u = problem.forces(x).ravel()
         return 0.5 * h * float(np.sum(weight_rows * u * u))
 

@@ -63,6 +63,7 @@ from typing import Protocol
 import numpy as np
 from scipy.optimize import brentq, minimize
 
+from discrete_robot import budget
 from discrete_robot.errors import ConvergenceError, InfeasibleError, InputError
 from discrete_robot.planning.constraints import LIMIT_TOLERANCE, JointLimits
 from discrete_robot.planning.path import Segment, WaypointPath
@@ -241,7 +242,15 @@ class MinTimePlan:
 
 def _assemble(model, limits: JointLimits, q: np.ndarray, qd: np.ndarray, dt: np.ndarray, s, speed,
               inserted: int, started: float, method: str) -> MinTimePlan:
-    torques = np.array([model.generalized_forces(q[k], qd[k], q[k + 1], qd[k + 1], dt[k]) for k in range(dt.size)])
+    if not (np.all(np.isfinite(dt)) and np.all(dt > 0.0)):
+        raise InfeasibleError(f"min-time: the planned steps are not finite and positive (shortest "
+                              f"{np.min(dt):.3g} s, longest {np.max(dt):.3g} s): the velocity or torque limits are "
+                              "too small for the path")
+    torques = []
+    for k in range(dt.size):
+        budget.check()
+        torques.append(model.generalized_forces(q[k], qd[k], q[k + 1], qd[k + 1], dt[k]))
+    torques = np.array(torques)
     accelerations = np.diff(qd, axis=0) / dt[:, None]
     accelerations = np.vstack([accelerations, accelerations[-1:]])
     t = np.concatenate([[0.0], np.cumsum(dt)])
@@ -288,10 +297,12 @@ class _SegmentPlanner:
         n_steps = s.size - 1
         K = np.zeros(s.size)
         for k in range(n_steps - 1, -1, -1):
+            budget.check()
             K[k] = min(self.entry_speed(s[k], s[k + 1], K[k + 1]) * (1.0 - BOUNDARY_MARGIN), self.cap)
         K[0] = 0.0
         v = np.zeros(s.size)
         for k in range(n_steps):
+            budget.check()
             y = self.exit_speed(s[k], s[k + 1], v[k], K[k + 1])
             if y is None:
                 raise ConvergenceError(
@@ -443,6 +454,7 @@ def plan_min_time_nlp(model: DiscreteForces, path: WaypointPath, limits: JointLi
     cache: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}
 
     def evaluate(w: np.ndarray):
+        budget.check()
         key = w.tobytes()
         if key not in cache:
             cache.clear()

@@ -55,6 +55,8 @@ class PlannerSettings:
     smooth: bool = False            # pass interior waypoints without stopping (spline path, NLP planner)
     time_step: float = 0.033        # s, min-effort (DMOC) step when the request gives no hint
     max_min_effort_steps: int = 200  # bound on duration / time_step for min-effort requests
+    max_waypoints: int = 50         # bound on the waypoints of one request (the work grows with them)
+    max_duration: float = 3600.0    # s, longest plan answered (a longer one means limits too small to be meant)
 
     def __post_init__(self):
         if self.grid_points < 3:
@@ -63,6 +65,8 @@ class PlannerSettings:
             raise InputError(f"time_step must be > 0 s, got {self.time_step}")
         if self.max_min_effort_steps < 2:
             raise InputError(f"max_min_effort_steps must be at least 2, got {self.max_min_effort_steps}")
+        if self.max_waypoints < 2:
+            raise InputError(f"max_waypoints must be at least 2, got {self.max_waypoints}")
 
 
 @dataclass(frozen=True)
@@ -125,6 +129,9 @@ class TrajectoryPlanner:
         chosen = PlanMethod.parse(method)
         if len(waypoints) < 2:
             raise InputError(f"need at least two waypoints (start and goal), got {len(waypoints)}")
+        if len(waypoints) > self.settings.max_waypoints:
+            raise InputError(f"waypoints: {len(waypoints)} given, more than max_waypoints = "
+                             f"{self.settings.max_waypoints}")
         points = [finite_vector(p, len(names), f"waypoint {i}") for i, p in enumerate(waypoints)]
         model_names = list(self.joint_names)
         q = np.array([_in_model_order(p, names, model_names, f"waypoint {i}") for i, p in enumerate(points)])
@@ -135,9 +142,19 @@ class TrajectoryPlanner:
         limits.check_positions(q)
         for i in (0, len(q) - 1):
             limits.check_holding(self.system.potential_gradient(q[i]), q[i])
-        if chosen is PlanMethod.MIN_TIME:
-            return self._min_time(q, limits)
-        return self._min_effort(q, limits, duration, time_step_hint)
+        plan = (self._min_time(q, limits) if chosen is PlanMethod.MIN_TIME
+                else self._min_effort(q, limits, duration, time_step_hint))
+        self._check_times(plan.t)
+        return plan
+
+    def _check_times(self, t: np.ndarray) -> None:
+        """The plan's times: finite, strictly increasing from 0, at most ``max_duration`` (InfeasibleError)."""
+        if not np.all(np.isfinite(t)) or t[-1] > self.settings.max_duration:
+            raise InfeasibleError(f"the plan lasts {t[-1]:.3g} s, more than max_duration = "
+                                  f"{self.settings.max_duration:g} s: max_velocity or max_effort are too small")
+        if np.any(np.diff(t) < 1e-9):
+            raise InfeasibleError("the plan's times do not increase by at least the 1 ns resolution of "
+                                  "time_from_start: max_velocity or max_effort are too large or too small")
 
     def _holding(self, q: np.ndarray) -> np.ndarray:
         return np.asarray(self.system.potential_gradient(q), dtype=float)

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from discrete_robot.budget import Budget
+from discrete_robot import budget
 from discrete_robot.errors import InputError
 from discrete_robot.pushing.object_model import PushedObject
 from discrete_robot.pushing.polygon import closest_on_outline, contains, first_contact_fraction, outline_normal
@@ -167,15 +167,14 @@ def _path(points) -> np.ndarray:
 
 
 def iter_push_simulation(obj: PushedObject, initial_pose, pusher_path, pusher_speed: float, time_step: float,
-                         contact_friction: float, pusher_radius: float = 0.0,
-                         budget: Budget | None = None) -> Iterator[tuple[float, PushStep]]:
+                         contact_friction: float, pusher_radius: float = 0.0) -> Iterator[tuple[float, PushStep]]:
     """Yield (time, state) at t = 0, dt, 2 dt, ... while the finger follows ``pusher_path`` at ``pusher_speed``.
 
     Raises InputError for a bad path, speed, time step, friction or radius, a push needing more than
     :data:`MAX_STEPS` steps or :data:`MAX_MOVES` finger moves, or a finger that starts overlapping the
-    object; BudgetExceededError when ``budget`` runs out (checked every step).
+    object; BudgetExceededError when the active budget (:mod:`discrete_robot.budget`) runs out (checked every
+    step).
     """
-    budget = Budget() if budget is None else budget
     path = _path(pusher_path)
     pose = np.asarray(initial_pose, dtype=float)
     if pose.shape != (3,) or not np.all(np.isfinite(pose)):
@@ -214,11 +213,11 @@ def iter_push_simulation(obj: PushedObject, initial_pose, pusher_path, pusher_sp
 
 
 def simulate_push(obj: PushedObject, initial_pose, pusher_path, pusher_speed: float, time_step: float,
-                  contact_friction: float, pusher_radius: float = 0.0, budget: Budget | None = None) -> PushTrajectory:
+                  contact_friction: float, pusher_radius: float = 0.0) -> PushTrajectory:
     """The whole simulated push (see :func:`iter_push_simulation`)."""
     times, poses, fingers, modes, centres = [], [], [], [], []
     for time, state in iter_push_simulation(obj, initial_pose, pusher_path, pusher_speed, time_step,
-                                            contact_friction, pusher_radius, budget):
+                                            contact_friction, pusher_radius):
         times.append(time)
         poses.append(state.pose)
         fingers.append(state.finger)

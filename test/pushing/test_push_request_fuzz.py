@@ -7,7 +7,7 @@ import numpy as np
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from discrete_robot.budget import Budget
+from discrete_robot.budget import limited
 from discrete_robot.errors import DiscreteRobotError
 from discrete_robot.pushing.prediction import predict_push
 from discrete_robot.pushing.requests import (
@@ -69,9 +69,9 @@ def test_predict_requests_are_refused_or_answered_with_finite_numbers(**fields):
 def test_simulate_requests_are_refused_or_answered_with_finite_numbers_in_bounded_time(**fields):
     try:
         request = parse_simulate_request(fields, default_time_step=0.01)
-        trajectory = simulate_push(request.obj, request.initial_pose, request.pusher_path, request.pusher_speed,
-                                   request.time_step, request.contact_friction, request.pusher_radius,
-                                   Budget(2.0))
+        with limited(2.0):
+            trajectory = simulate_push(request.obj, request.initial_pose, request.pusher_path, request.pusher_speed,
+                                       request.time_step, request.contact_friction, request.pusher_radius)
     except DiscreteRobotError as error:
         assert str(error)
         event("refused")

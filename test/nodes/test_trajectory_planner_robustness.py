@@ -1,0 +1,75 @@
+"""trajectory_planner_node against the requests that crashed or hung it (issue 13), over DDS: refused with the
+field or limit named, in bounded time; its parameter services answer during a long plan; Ctrl-C during a long
+plan ends the node at once and cleanly."""
+
+import signal
+import time
+
+import pytest
+
+pytestmark = pytest.mark.ros
+
+START, GOAL = [0.0, 0.0], [1.5708, 0.7854]
+
+
+def _request(waypoints=(START, GOAL), **fields):
+    from discrete_robot_interfaces.srv import PlanTrajectory
+    from trajectory_msgs.msg import JointTrajectoryPoint
+
+    return PlanTrajectory.Request(waypoints=[JointTrajectoryPoint(positions=list(p)) for p in waypoints], **fields)
+
+
+def _long_min_effort():
+    return _request(method="min_effort", duration=6.6, time_step_hint=0.033)
+
+
+def test_requests_that_crashed_or_hung_the_planner_are_refused_in_bounded_time(ros):
+    from discrete_robot_interfaces.srv import PlanTrajectory
+
+    node = ros.start("trajectory_planner_node", params={"request_timeout": 1.0})
+    ros.wait_for_service(PlanTrajectory, "plan_trajectory", timeout=30.0)
+    many = [[0.0, 1e-4 * k] for k in range(10_000)]
+    cases = {"max_velocity": _request(max_velocity=[1e-12, 1e-12]),
+             "max_velocity or max_effort": _request(max_velocity=[5e-10, 5e-10]),
+             "max_waypoints": _request(waypoints=many),
+             "request_timeout": _long_min_effort()}
+    for expected, request in cases.items():
+        start = time.monotonic()
+        answer = ros.call(PlanTrajectory, "plan_trajectory", request, timeout=30.0)
+        elapsed = time.monotonic() - start
+        assert not answer.success, expected
+        assert expected in answer.message, answer.message
+        assert elapsed < 5.0, f"{expected}: answered after {elapsed:.1f} s"
+    answer = ros.call(PlanTrajectory, "plan_trajectory", _request(), timeout=30.0)
+    assert answer.success, answer.message
+    times = [p.time_from_start.sec + 1e-9 * p.time_from_start.nanosec for p in answer.trajectory.points]
+    assert all(b > a for a, b in zip(times, times[1:], strict=False))
+    assert node.alive()
+
+
+def test_ctrl_c_during_a_long_plan_ends_the_node_within_two_seconds_cleanly(ros):
+    from discrete_robot_interfaces.srv import PlanTrajectory
+    from rcl_interfaces.srv import GetParameters
+
+    node = ros.start("trajectory_planner_node", params={"request_timeout": 120.0})
+    ros.wait_for_service(PlanTrajectory, "plan_trajectory", timeout=30.0)
+    ros.wait_for_service(GetParameters, "trajectory_planner_node/get_parameters", timeout=30.0)
+    client = ros.node.create_client(PlanTrajectory, "plan_trajectory")
+    assert client.wait_for_service(timeout_sec=10.0)
+    ros.spin_until(lambda: False, 0.3)
+    pending = client.call_async(_long_min_effort())
+    ros.spin_until(lambda: False, 1.0)
+    assert not pending.done(), "the plan should still be running"
+    start = time.monotonic()
+    reply = ros.call(GetParameters, "trajectory_planner_node/get_parameters",
+                     GetParameters.Request(names=["request_timeout"]), timeout=5.0)
+    assert reply.values[0].double_value == 120.0
+    assert time.monotonic() - start < 2.0, "parameter services answer while a plan runs"
+    node.process.send_signal(signal.SIGINT)
+    start = time.monotonic()
+    status = node.wait(timeout=10.0)
+    elapsed = time.monotonic() - start
+    log = node.log()
+    assert status == 0, log
+    assert elapsed < 2.0, f"exit took {elapsed:.2f} s"
+    assert "Traceback" not in log and "never retrieved" not in log, log
