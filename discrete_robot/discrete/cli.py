@@ -11,7 +11,8 @@ from pathlib import Path
 
 import numpy as np
 
-from discrete_robot.discrete.integrators import IntegratorKind, make_stepper
+from discrete_robot.discrete.integrators import IntegratorKind
+from discrete_robot.discrete.simulation import FixedStepSimulation
 from discrete_robot.errors import InputError
 from discrete_robot.model.description import load_model, package_config_path
 from discrete_robot.model.dynamics import RigidBodySystem
@@ -73,14 +74,15 @@ def run_simulate(args) -> dict:
         raise InputError(f"--steps must be at least 1, got {steps}")
     q = per_joint_values(args.q0, model.initial_positions, "--q0", model.joint_names)
     qd = per_joint_values(args.qd0, np.zeros(model.dof), "--qd0", model.joint_names)
-    stepper = make_stepper(args.integrator, system)
+    simulation = FixedStepSimulation(system, args.integrator, args.dt, q, qd)
     tau = np.zeros(model.dof)
     energy = np.empty(steps + 1)
-    energy[0] = system.total_energy(q, qd)
+    energy[0] = simulation.energy()
     start = time.process_time()
     for k in range(steps):
-        q, qd = stepper.step(q, qd, tau, args.dt)
-        energy[k + 1] = system.total_energy(q, qd)
+        simulation.advance(args.dt, lambda t, q, qd: tau)
+        energy[k + 1] = simulation.energy()
+    q, qd = simulation.q, simulation.qd
     cpu = time.process_time() - start
     t = np.arange(steps + 1) * args.dt
     scale = max(abs(energy[0]), np.finfo(float).tiny)
