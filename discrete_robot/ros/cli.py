@@ -32,8 +32,10 @@ def add_commands(parser, common) -> None:
 
 
 def run_experiments(args) -> dict:
+    from discrete_robot.ros.processes import NodeProcess, ament_environment
+
+    ament_environment()
     from discrete_robot.ros.experiments import run
-    from discrete_robot.ros.processes import NodeProcess
 
     names = ALL if args.name == "demo" else [args.name]
     output_dir = Path(args.output_dir)

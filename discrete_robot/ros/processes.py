@@ -10,6 +10,22 @@ from pathlib import Path
 import yaml
 
 
+def ament_environment() -> None:
+    """Put this interpreter's prefix on AMENT_PREFIX_PATH when it holds an ament index (the embedded runtime's
+    venv) and it is missing, for this process and the nodes it starts.
+
+    A sourced ROS 2 workspace sets the variable; ``make`` exports it for the venv; a user running
+    ``.venv/bin/python -m discrete_robot ...`` by hand has neither, and the ament index then finds no message
+    definitions (an MCAP recording without schemas) and no package files.
+    """
+    prefix = str(Path(sys.prefix))
+    if not (Path(prefix) / "share" / "ament_index" / "resource_index" / "packages").is_dir():
+        return
+    paths = [p for p in os.environ.get("AMENT_PREFIX_PATH", "").split(os.pathsep) if p]
+    if prefix not in paths:
+        os.environ["AMENT_PREFIX_PATH"] = os.pathsep.join([prefix, *paths])
+
+
 def find_executable(name: str) -> str:
     """A console-script executable: next to this interpreter (the venv), under lib/discrete_robot, or on PATH."""
     prefix = Path(sys.executable).parent

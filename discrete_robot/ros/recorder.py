@@ -9,6 +9,7 @@ is re-serialised.
 """
 
 import importlib
+import os
 import re
 import threading
 import time
@@ -19,9 +20,15 @@ from mcap.writer import Writer
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
+from discrete_robot.errors import DiscreteRobotError
+
 _PRIMITIVES = {"bool", "byte", "char", "float32", "float64", "int8", "uint8", "int16", "uint16", "int32", "uint32",
                "int64", "uint64", "string", "wstring"}
 _SEPARATOR = "=" * 80
+
+
+class EmptyRecordingError(DiscreteRobotError):
+    """A recording ended without a single message."""
 
 
 def message_class(type_name: str):
@@ -99,6 +106,7 @@ class McapRecorder:
         self._subscriptions = []
         self._lock = threading.Lock()
         self.counts: dict[str, int] = {}
+        self.skipped: set[str] = set()
 
     def discover(self) -> None:
         """Start recording topics that appeared since the last call."""
@@ -110,7 +118,8 @@ class McapRecorder:
                 msg_type = message_class(type_name)
                 definition = message_definition(type_name)
             except (ImportError, AttributeError, OSError, LookupError):
-                continue  # a type this environment does not have: it cannot be decoded either
+                self.skipped.add(type_name)  # a type this environment does not have: it cannot be decoded either
+                continue
             if type_name not in self._schemas:
                 self._schemas[type_name] = self._writer.register_schema(
                     name=type_name, encoding="ros2msg", data=definition.encode())
@@ -132,10 +141,19 @@ class McapRecorder:
             self.counts[topic] += 1
 
     def close(self) -> dict[str, int]:
-        """Stop recording and finish the file; returns the message count per topic."""
+        """Stop recording and finish the file; returns the message count per topic.
+
+        An empty recording is an error (EmptyRecordingError, the file is still finished): it means nothing was
+        published, or no topic's type could be recorded (its definition not found through AMENT_PREFIX_PATH).
+        """
         for subscription in self._subscriptions:
             self.node.destroy_subscription(subscription)
         with self._lock:
             self._writer.finish()
             self._stream.close()
+        if sum(self.counts.values()) == 0:
+            raise EmptyRecordingError(
+                f"{self.path}: the recording holds no messages (topics recorded: {sorted(self.counts) or 'none'}; "
+                f"types without a definition: {sorted(self.skipped) or 'none'}; AMENT_PREFIX_PATH="
+                f"{os.environ.get('AMENT_PREFIX_PATH', '(unset)')})")
         return dict(self.counts)

@@ -33,3 +33,27 @@ def test_recorded_joint_states_and_latched_string_read_back(ros, tmp_path):
             by_topic.setdefault(channel.topic, []).append(decoded)
     assert [list(m.position) for m in by_topic["/recorder_test/joint_states"]] == sent
     assert by_topic["/recorder_test/description"][0].data == "<robot name='r'/>"
+
+
+@pytest.mark.ros
+def test_a_recording_without_messages_fails_loudly(ros, tmp_path):
+    from discrete_robot.ros.recorder import EmptyRecordingError, McapRecorder
+
+    recorder = McapRecorder(ros.node, tmp_path / "empty.mcap")
+    recorder.discover()
+    with pytest.raises(EmptyRecordingError, match="holds no messages"):
+        recorder.close()
+
+
+def test_the_cli_puts_its_own_prefix_on_the_ament_path(monkeypatch):
+    import os
+    import sys
+    from pathlib import Path
+
+    from discrete_robot.ros.processes import ament_environment
+
+    if not (Path(sys.prefix) / "share" / "ament_index").is_dir():
+        pytest.skip("this interpreter's prefix holds no ament index (a system ROS 2 install)")
+    monkeypatch.delenv("AMENT_PREFIX_PATH", raising=False)
+    ament_environment()
+    assert os.environ["AMENT_PREFIX_PATH"].split(os.pathsep) == [sys.prefix]
