@@ -53,21 +53,3 @@ def bounded_count(count: float, limit: int, what: str, limit_name: str, hint: st
         raise InputError(f"{what}: needs {count:.3g} steps, more than {limit_name} = {limit}{hint}")
     return int(count)
 
-
-def joint_order(names, joint_names, what: str) -> np.ndarray:
-    """Indices into ``names`` of each of the model's ``joint_names`` (the permutation of a message's joints);
-    InputError naming ``what`` for unknown, duplicate or missing names. Empty ``names`` = the model's order."""
-    names = list(names)
-    joint_names = list(joint_names)
-    if not names:
-        return np.arange(len(joint_names))
-    unknown = [n for n in names if n not in joint_names]
-    if unknown:
-        raise InputError(f"{what}: unknown joint names {unknown} (the model has {', '.join(joint_names)})")
-    duplicates = sorted({n for n in names if names.count(n) > 1})
-    if duplicates:
-        raise InputError(f"{what}: duplicate joint names {duplicates}")
-    missing = [n for n in joint_names if n not in names]
-    if missing:
-        raise InputError(f"{what}: missing joint names {missing}")
-    return np.array([names.index(n) for n in joint_names])

@@ -1,5 +1,5 @@
-"""validation: the one home of boundary checks refuses what would overflow, allocate without bound or reorder
-joints wrongly, and names the field in its message."""
+"""validation: the one home of boundary checks refuses what would overflow or allocate without bound, and names
+the field in its message."""
 
 import numpy as np
 import pytest
@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from discrete_robot.errors import InputError
-from discrete_robot.validation import bounded_count, finite_scalar, joint_order, positive_step
+from discrete_robot.validation import bounded_count, finite_scalar, positive_step
 
 
 @given(st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=5), st.none()))
@@ -35,13 +35,3 @@ def test_bounded_count_is_an_int_within_the_limit_or_refused(count):
     else:
         assert isinstance(steps, int) and 0 <= steps <= 1000
 
-
-def test_joint_order_is_the_permutation_to_the_model_order_and_refuses_bad_names():
-    model = ["shoulder", "elbow", "wrist"]
-    order = joint_order(["wrist", "shoulder", "elbow"], model, "joint_names")
-    assert [["wrist", "shoulder", "elbow"][i] for i in order] == model
-    assert joint_order([], model, "joint_names").tolist() == [0, 1, 2]
-    for names, problem in ((["wrist", "hip", "elbow"], "unknown"), (["wrist", "wrist", "elbow"], "duplicate"),
-                           (["wrist", "elbow"], "missing")):
-        with pytest.raises(InputError, match=f"joint_names: {problem}"):
-            joint_order(names, model, "joint_names")

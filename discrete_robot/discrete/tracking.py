@@ -24,6 +24,12 @@ from scipy.interpolate import CubicHermiteSpline, CubicSpline
 
 from discrete_robot.errors import InputError
 
+#: a trajectory message with more points is refused (its spline and every sample would cost without bound)
+MAX_POINTS = 10_000
+#: |position| (rad or m) and |velocity| (rad/s or m/s) a knot may hold: beyond, the spline overflows and no
+#: robot follows it anyway
+MAX_KNOT_VALUE = 1e4
+
 
 @dataclass(frozen=True)
 class Reference:
@@ -68,6 +74,8 @@ class TrajectoryReference:
         times = np.asarray(times, dtype=float)
         if times.size == 0:
             raise InputError("trajectory: no points")
+        if times.size > MAX_POINTS:
+            raise InputError(f"trajectory: {times.size} points, more than {MAX_POINTS}")
         if not np.all(np.isfinite(times)) or times[0] < 0.0 or np.any(np.diff(times) <= 0.0):
             raise InputError(f"trajectory: time_from_start must be finite, >= 0 and strictly increasing, "
                              f"got {times.tolist()}")
@@ -97,6 +105,8 @@ def _knots(values, count: int, n: int, what: str) -> np.ndarray:
     array = np.array(rows)
     if not np.all(np.isfinite(array)):
         raise InputError(f"trajectory: {what} must be finite")
+    if np.any(np.abs(array) > MAX_KNOT_VALUE):
+        raise InputError(f"trajectory: {what} must lie within ±{MAX_KNOT_VALUE:g}, got up to {np.abs(array).max():.3g}")
     return array
 
 
