@@ -367,22 +367,21 @@ def spin_until_stopped(executor: Executor, stop: threading.Event, poll_s: float 
 
 
 def shut_down(executor: Executor, nodes: Sequence[Node], timeout_s: float = 1.0) -> None:
-    """After :func:`spin_until_stopped`: let running callbacks end (up to ``timeout_s``; long computations see
-    the stop flag), drop the ones still queued, then stop the executor, the nodes and the context, in that order
-    so no callback runs on a destroyed node or context.
+    """After :func:`spin_until_stopped`: let the callbacks already handed to the executor's threads run (up to
+    ``timeout_s``; long computations see the stop flag and end), then stop the executor, the nodes and the
+    context, in that order so no callback runs on a destroyed node or context.
 
     rclpy 9.1's ``Executor.shutdown`` does not wait for callbacks in flight (it tests ``_is_shutdown`` right after
     setting it), and a MultiThreadedExecutor's thread pool then runs queued callbacks against the destroyed guard
-    condition ("The following exception was never retrieved: cannot use Destroyable ..."). Waiting on the
-    executor's own work tracker and cancelling the pool's queue first is what ``shutdown`` means to do.
+    condition ("The following exception was never retrieved: cannot use Destroyable ..."); cancelling them
+    instead leaves their coroutines never awaited. So the pool is drained first, while everything is alive.
     """
-    work = getattr(executor, "_work_tracker", None)
-    if work is not None:
-        work.wait(timeout_s)
     pool = getattr(executor, "_executor", None)
     if pool is not None:
-        pool.shutdown(wait=False, cancel_futures=True)
-    executor.shutdown(timeout_sec=0.0)
+        drain = threading.Thread(target=pool.shutdown, kwargs={"wait": True}, daemon=True)
+        drain.start()
+        drain.join(timeout_s)
+    executor.shutdown(timeout_sec=timeout_s)
     for node in nodes:
         node.destroy_node()
     rclpy.try_shutdown()

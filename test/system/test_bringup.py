@@ -47,6 +47,7 @@ def test_all_nodes_up_plan_moves_the_arm_push_is_answered_and_sigint_is_clean(ro
     assert time.monotonic() - sent < 2.0, "SIGINT took more than 2 s to stop the bringup"
     assert status == 0, bringup.log()
     assert "Traceback" not in bringup.log()
+    assert "never retrieved" not in bringup.log()
 
 
 def test_a_node_that_fails_to_start_is_reported_by_name(ros, tmp_path):
@@ -64,4 +65,20 @@ def test_a_node_that_fails_to_start_is_reported_by_name(ros, tmp_path):
     assert "discrete_robot_node failed to start" in log
     assert "trajectory_planner_node failed to start" in log
     assert "mass" in log
+    assert status == 1
+
+
+def test_a_bad_parameter_of_one_node_is_reported_in_one_line_and_the_others_run_on(ros, tmp_path):
+    from discrete_robot_interfaces.srv import PredictPush
+    from sensor_msgs.msg import JointState
+
+    override = tmp_path / "bad.yaml"
+    override.write_text("space_robot_node:\n  ros__parameters:\n    time_step: -1.0\n")
+    bringup = ros.start("bringup", ros_args=("--params-file", str(override)))
+    ros.wait_for_message("joint_states", JointState, timeout=30.0)
+    ros.wait_for_service(PredictPush, "predict_push", timeout=30.0)
+    status = bringup.stop(timeout=10.0)
+    log = bringup.log()
+    assert "space_robot_node failed to start: space_robot_node: invalid parameter time_step" in log, log
+    assert "Traceback" not in log and "never" not in log, log
     assert status == 1
