@@ -50,6 +50,20 @@ def to_jsonable(value):
     return value
 
 
+def lazy(target: str):
+    """The command function ``module:function``, imported only when the command runs.
+
+    Capability ``cli`` modules declare arguments only and point at their ``commands`` module through
+    this, so building a parser (``--help``) imports no numerical library or compiled kernel.
+    """
+    module, name = target.split(":")
+
+    def run(args):
+        return getattr(importlib.import_module(module), name)(args)
+
+    return run
+
+
 def common_options() -> argparse.ArgumentParser:
     """Options shared by every sub-command: machine-readable output and where files go."""
     common = argparse.ArgumentParser(add_help=False)

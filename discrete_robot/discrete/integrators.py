@@ -10,13 +10,13 @@
 The generalised force τ (N m or N) is held constant over each step in all three.
 """
 
-import enum
 from typing import Protocol
 
 import numpy as np
 from scipy.integrate import solve_ivp
 from scipy.linalg import cho_factor, cho_solve
 
+from discrete_robot.discrete import IntegratorKind
 from discrete_robot.discrete.dynamic_model import DiscreteDynamicModel
 from discrete_robot.discrete.partial_difference import PathOperator
 from discrete_robot.errors import ConvergenceError, InputError
@@ -25,12 +25,6 @@ from discrete_robot.variational.midpoint import MidpointVariationalIntegrator
 
 RK45_RTOL = 1e-10
 RK45_ATOL = 1e-12
-
-
-class IntegratorKind(enum.Enum):
-    DISCRETE = "discrete"
-    VARIATIONAL = "variational"
-    RK45 = "rk45"
 
 
 class Stepper(Protocol):

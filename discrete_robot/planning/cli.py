@@ -12,160 +12,10 @@ Plots (PNG) go to --output-dir: for min-time the torques against their limits an
 for min-effort the controls and the states, for convergence the duration error against the grid.
 """
 
-from pathlib import Path
-
-import numpy as np
-
-from discrete_robot.discrete.dynamic_model import DiscreteDynamicModel
-from discrete_robot.errors import InputError
-from discrete_robot.model.description import load_model, package_config_path
-from discrete_robot.model.dynamics import RigidBodySystem
-from discrete_robot.planning.collocation import arm_point_to_point_rk, pendulum_swing_up_rk
-from discrete_robot.planning.constraints import JointLimits
-from discrete_robot.planning.continuous_topp import time_optimal_segment
-from discrete_robot.planning.dmoc import arm_point_to_point_dmoc, pendulum_swing_up_dmoc
-from discrete_robot.planning.min_time import plan_min_time, plan_min_time_nlp, replay
-from discrete_robot.planning.path import WaypointPath
-from discrete_robot.plotting import new_figure, save_figure
+from discrete_robot.cli import lazy
 
 DEFAULT_MODEL = "planar_2link.yaml"
 SPHERICAL_PENDULUM = "spherical-pendulum"
-
-
-def parse_vector(text: str, what: str) -> np.ndarray:
-    """'a,b,c' -> array; InputError naming the option on anything else."""
-    try:
-        values = np.array([float(v) for v in text.split(",")])
-    except ValueError:
-        raise InputError(f"{what}: expected comma-separated numbers, got {text!r}") from None
-    if not np.all(np.isfinite(values)):
-        raise InputError(f"{what}: values must be finite, got {text!r}")
-    return values
-
-
-def _model(path):
-    return load_model(path if path else package_config_path(DEFAULT_MODEL))
-
-
-def _waypoints(args, model) -> np.ndarray:
-    if args.waypoints:
-        points = [parse_vector(text, f"waypoint {i}") for i, text in enumerate(args.waypoints)]
-        if any(p.size != model.dof for p in points):
-            raise InputError(f"--waypoints: each needs {model.dof} values ({', '.join(model.joint_names)})")
-        return np.array(points)
-    return np.array([np.zeros(model.dof), np.array([np.pi / 2, np.pi / 4])]) if model.dof == 2 else \
-        np.array([model.initial_positions, model.initial_positions + 0.5])
-
-
-def _limits(args, model) -> JointLimits:
-    effort = parse_vector(args.max_effort, "--max-effort") if args.max_effort else None
-    velocity = parse_vector(args.max_velocity, "--max-velocity") if args.max_velocity else None
-    return JointLimits.from_model(model, effort, velocity)
-
-
-def plot_min_time(plan, output_dir: Path, name: str = "min_time") -> list[Path]:
-    """Torques (held over each step) against ±limits, and joint velocities and path speed against time."""
-    fig, axes = new_figure(2, 1, sharex=True)
-    for r, joint in enumerate(plan.joint_names):
-        line, = axes[0].step(plan.t[:-1], plan.torques[:, r], where="post", label=joint)
-        for sign in (1.0, -1.0):
-            axes[0].axhline(sign * plan.effort_limits[r], color=line.get_color(), linestyle="--", linewidth=0.8)
-        axes[1].plot(plan.t, plan.qd[:, r], marker=".", markersize=3, label=f"{joint} q̇")
-        if np.isfinite(plan.velocity_limits[r]):
-            axes[1].axhline(plan.velocity_limits[r], color="grey", linestyle=":", linewidth=0.8)
-    if np.all(np.isfinite(plan.path_speed)):
-        axes[1].plot(plan.t, plan.path_speed, "k--", label="path speed ṡ")
-    axes[0].set(ylabel="torque F(k) [N m]", title=f"minimum time {plan.duration:.4f} s, {plan.steps} steps "
-                                                  "(dashed: limits)")
-    axes[1].set(xlabel="t [s]", ylabel="velocity [rad/s]", title="velocity profile")
-    for axis in axes:
-        axis.legend(fontsize=8)
-    return [save_figure(fig, output_dir, name)]
-
-
-def min_time_command(args) -> dict:
-    model = _model(args.model)
-    limits = _limits(args, model)
-    path = WaypointPath(_waypoints(args, model), smooth=args.smooth)
-    discrete = DiscreteDynamicModel(RigidBodySystem(model))
-    plan = plan_min_time_nlp(discrete, path, limits, args.grid_points) if args.nlp else \
-        plan_min_time(discrete, path, limits, args.grid_points)
-    replay_error = float(np.max(np.abs(replay(discrete, plan) - plan.q)))
-    return {"model": model.name, "joint_names": plan.joint_names, "duration": plan.duration,
-            "planner": plan.method, "steps": plan.steps, "inserted_switch_nodes": plan.inserted_nodes,
-            "planning_time_s": plan.planning_time, "replay_position_error": replay_error,
-            "min_torque_utilisation": float(np.min(plan.torque_utilisation)),
-            "max_torque_utilisation": float(np.max(plan.torque_utilisation)),
-            "t": plan.t, "dt": plan.dt, "torques": plan.torques, "positions": plan.q, "velocities": plan.qd,
-            "plots": plot_min_time(plan, args.output_dir)}
-
-
-def plot_optimal_control(solutions, output_dir: Path, name: str) -> list[Path]:
-    fig, axes = new_figure(2, 1, sharex=True)
-    for solution, style in zip(solutions, ("-", "--"), strict=False):
-        controls = solution.controls
-        t = solution.t[:controls.shape[0]]
-        for r in range(controls.shape[1]):
-            axes[0].step(t, controls[:, r], style, where="post", label=f"{solution.method} u{r}")
-        for r in range(solution.q.shape[1]):
-            axes[1].plot(solution.t, solution.q[:, r], style, label=f"{solution.method} q{r}")
-    axes[0].set(ylabel="control [N m]", title="minimum-effort controls")
-    axes[1].set(xlabel="t [s]", ylabel="q", title="states")
-    for axis in axes:
-        axis.legend(fontsize=7, ncol=2)
-    return [save_figure(fig, output_dir, name)]
-
-
-def min_effort_command(args) -> dict:
-    if args.system == SPHERICAL_PENDULUM:
-        solutions = [pendulum_swing_up_dmoc(args.duration, args.h)]
-        if args.compare_rk:
-            solutions.append(pendulum_swing_up_rk(args.duration, args.h))
-        name, system_name = "min_effort_spherical_pendulum", SPHERICAL_PENDULUM
-    else:
-        model = _model(args.model)
-        waypoints = _waypoints(args, model)
-        if len(waypoints) != 2:
-            raise InputError("min-effort plans point to point: give exactly two --waypoints (start, goal)")
-        system = RigidBodySystem(model)
-        effort = _limits(args, model).effort
-        solutions = [arm_point_to_point_dmoc(system, waypoints[0], waypoints[1], args.duration, args.h, effort)]
-        if args.compare_rk:
-            solutions.append(arm_point_to_point_rk(system, waypoints[0], waypoints[1], args.duration, args.h, effort))
-        name, system_name = f"min_effort_{model.name}", model.name
-    return {"system": system_name, "duration": args.duration,
-            "solutions": [dict(s.summary(), controls=s.controls) for s in solutions],
-            "plots": plot_optimal_control(solutions, args.output_dir, name)}
-
-
-def convergence_command(args) -> dict:
-    """Durations of the discrete plan on refined grids against the continuous time optimum (one segment)."""
-    model = _model(args.model)
-    waypoints = _waypoints(args, model)
-    if len(waypoints) != 2:
-        raise InputError("convergence compares one straight segment: give exactly two --waypoints")
-    limits = _limits(args, model)
-    grids = [int(g) for g in parse_vector(args.grids, "--grids")]
-    system = RigidBodySystem(model)
-    discrete = DiscreteDynamicModel(system)
-    continuous = time_optimal_segment(system, waypoints[0], waypoints[1], limits.effort).duration
-    rows = []
-    for points in grids:
-        plan = plan_min_time(discrete, WaypointPath(waypoints), limits, points)
-        rows.append({"grid_points": points, "steps": plan.steps, "duration": plan.duration,
-                     "error": plan.duration - continuous, "planning_time_s": plan.planning_time})
-    errors = np.abs([row["error"] for row in rows])
-    for row, previous in zip(rows[1:], errors[:-1], strict=True):
-        row["observed_order"] = float(np.log2(previous / abs(row["error"])))
-    fig, axis = new_figure()
-    axis.loglog([row["steps"] for row in rows], errors, "o-", label="|T_N − T_continuous|")
-    axis.loglog([rows[0]["steps"], rows[-1]["steps"]],
-                [errors[0], errors[0] * (rows[0]["steps"] / rows[-1]["steps"]) ** 2], "k:", label="slope −2")
-    axis.set(xlabel="steps N", ylabel="duration error [s]",
-             title=f"min-time duration → continuous optimum {continuous:.6f} s")
-    axis.legend()
-    return {"model": model.name, "continuous_duration": continuous, "rows": rows,
-            "plots": [save_figure(fig, args.output_dir, "min_time_convergence")]}
 
 
 def add_commands(parser, common) -> None:
@@ -184,7 +34,7 @@ def add_commands(parser, common) -> None:
     p.add_argument("--smooth", action="store_true",
                    help="pass interior waypoints without stopping (spline path, planned by the NLP)")
     p.add_argument("--nlp", action="store_true", help="use the generic SLSQP formulation instead of reachability")
-    p.set_defaults(run=min_time_command)
+    p.set_defaults(run=lazy("discrete_robot.planning.commands:min_time_command"))
 
     p = sub.add_parser("min-effort", parents=[common],
                        help="fixed-time minimum-effort motion by DMOC (and the Runge–Kutta comparison)")
@@ -195,10 +45,10 @@ def add_commands(parser, common) -> None:
     p.add_argument("--h", type=float, default=0.033, help="time step, s (default 0.033, the article's)")
     p.add_argument("--no-compare-rk", dest="compare_rk", action="store_false",
                    help="skip the Runge–Kutta (Heun) transcription of the same problem")
-    p.set_defaults(run=min_effort_command)
+    p.set_defaults(run=lazy("discrete_robot.planning.commands:min_effort_command"))
 
     p = sub.add_parser("convergence", parents=[common],
                        help="min-time duration on refined grids against the continuous time optimum")
     model_options(p)
     p.add_argument("--grids", default="20,40,80,160,320", help="grid sizes (default 20,40,80,160,320)")
-    p.set_defaults(run=convergence_command)
+    p.set_defaults(run=lazy("discrete_robot.planning.commands:convergence_command"))

@@ -14,15 +14,16 @@ from discrete_robot.errors import InputError
 logger = logging.getLogger(__name__)
 
 DEMO_OVERRIDES = {"apply_paper_loads": True}  # the space robot runs the paper's scenario in the demo
-ALL = ["plan-execute", "space", "push-sweep"]
+#: the experiments (run by :mod:`.experiments`), here so that ``--help`` imports no ROS module
+SUMMARIES = {"plan-execute": "min-time plan executed on the discrete model",
+             "space": "space robot under the paper's loads",
+             "push-sweep": "push simulation over contact offsets"}
+ALL = list(SUMMARIES)
 
 
 def add_commands(parser, common) -> None:
-    from discrete_robot.ros.experiments import EXPERIMENTS
-
     names = parser.add_subparsers(dest="name", metavar="name", required=True)
-    summaries = {name: experiment.summary for name, experiment in EXPERIMENTS.items()}
-    summaries["demo"] = "start the composed bringup, run every experiment, stop"
+    summaries = {**SUMMARIES, "demo": "start the composed bringup, run every experiment, stop"}
     for name, summary in summaries.items():
         sub = names.add_parser(name, parents=[common], help=summary, description=summary)
         sub.add_argument("--start-bringup", action="store_true",

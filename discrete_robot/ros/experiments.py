@@ -33,6 +33,7 @@ from discrete_robot.cli import to_jsonable
 from discrete_robot.errors import DiscreteRobotError
 from discrete_robot.nodes.common import LATCHED_QOS, duration_seconds, seconds_to_duration_fields
 from discrete_robot.plotting import new_figure, save_figure
+from discrete_robot.ros.cli import SUMMARIES
 from discrete_robot.ros.recorder import McapRecorder
 from discrete_robot.ros.session import RosSession
 
@@ -190,11 +191,8 @@ def push_sweep(session: RosSession, output_dir: Path, progress: tqdm) -> dict:
     return {"offsets_m": offsets, "final_rotation_rad": rotations, "plot": plot}
 
 
-EXPERIMENTS = {
-    "plan-execute": Experiment("plan-execute", "min-time plan executed on the discrete model", plan_execute),
-    "space": Experiment("space", "space robot under the paper's loads", space),
-    "push-sweep": Experiment("push-sweep", "push simulation over contact offsets", push_sweep),
-}
+_FUNCTIONS = {"plan-execute": plan_execute, "space": space, "push-sweep": push_sweep}
+EXPERIMENTS = {name: Experiment(name, SUMMARIES[name], function) for name, function in _FUNCTIONS.items()}
 STEPS = {"plan-execute": 12, "space": 10, "push-sweep": 7}  # progress-bar units of each experiment
 
 

@@ -7,41 +7,7 @@ Each ``--force`` is a constant force on BODY at the point X,Y,Z of BODY's frame,
 FRAME (``body`` or ``world``); any ``--force`` replaces the default loads (the paper's scenario).
 """
 
-import numpy as np
-
-from discrete_robot.errors import InputError
-from discrete_robot.space.scenario import (
-    load_record,
-    load_space_robot,
-    parse_force,
-    parse_times,
-    plot_scenario,
-    run_scenario,
-    sample_record,
-)
-
-PLOT_SAMPLES = 201  # points per curve of the figures
-
-
-def simulate_command(args) -> dict:
-    if not (np.isfinite(args.duration) and args.duration > 0.0):
-        raise InputError(f"--duration must be a positive finite number of seconds, got {args.duration}")
-    robot = load_space_robot(args.config)
-    loads = [parse_force(text, robot) for text in args.force] if args.force else None
-    times = parse_times(args.times) if args.times else np.arange(int(np.floor(args.duration)) + 1, dtype=float)
-    run_times = times
-    if args.plot:
-        run_times = np.union1d(times, np.linspace(0.0, args.duration, PLOT_SAMPLES))
-    result = run_scenario(robot, args.duration, args.dt, run_times, loads)
-    wanted = set(np.unique(times).tolist())
-    output = {
-        "robot": robot.name,
-        "loads": [load_record(load) for load in result.loads],
-        "samples": [sample_record(robot, s) for s in result.samples if s.time in wanted],
-    }
-    if args.plot:
-        output["plots"] = plot_scenario(result, args.output_dir)
-    return output
+from discrete_robot.cli import lazy
 
 
 def add_commands(parser, common) -> None:
@@ -60,4 +26,4 @@ def add_commands(parser, common) -> None:
                         "body|world; repeatable; replaces the paper's default loads")
     p.add_argument("--plot", action="store_true",
                    help="write CoM displacement and attitude figures of every body to --output-dir")
-    p.set_defaults(run=simulate_command)
+    p.set_defaults(run=lazy("discrete_robot.space.commands:simulate_command"))

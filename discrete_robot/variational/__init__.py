@@ -9,3 +9,18 @@
 - :mod:`.comparison`: the metrics and the equal-CPU-time RK45 baseline the experiments use;
   :mod:`.experiments`: the ``discrete experiment <name>`` CLI command.
 """
+
+import enum
+
+
+class Experiment(enum.Enum):
+    """The article's examples (:mod:`.experiments`); here so the CLI lists them without importing them."""
+
+    MASS_SPRING = "mass-spring"
+    PLANAR_PENDULUM = "planar-pendulum"
+    SPHERICAL_PENDULUM = "spherical-pendulum"
+    DUMBBELL = "dumbbell"
+    CART_PENDULUM = "cart-pendulum"
+
+
+ALL = "all"

@@ -10,7 +10,6 @@ A PNG plot goes to ``--output-dir``. The article's own figures are in ``ARTICLE_
 docs/variational_experiments.md.
 """
 
-import enum
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -22,6 +21,8 @@ from scipy.integrate import solve_ivp
 from discrete_robot.errors import InputError
 from discrete_robot.plotting import new_figure, save_figure
 from discrete_robot.variational import (
+    ALL,
+    Experiment,
     cart_pendulum,
     dumbbell,
     mass_spring,
@@ -38,16 +39,6 @@ from discrete_robot.variational.comparison import (
 
 LOGGER = logging.getLogger(__name__)
 
-
-class Experiment(enum.Enum):
-    MASS_SPRING = "mass-spring"
-    PLANAR_PENDULUM = "planar-pendulum"
-    SPHERICAL_PENDULUM = "spherical-pendulum"
-    DUMBBELL = "dumbbell"
-    CART_PENDULUM = "cart-pendulum"
-
-
-ALL = "all"
 
 ARTICLE_FIGURES = {
     Experiment.MASS_SPRING: {"time_step": 0.035, "duration": 200.0, "vi_energy_mean_variation": 2.7327e-13},
@@ -81,6 +72,8 @@ def _steps(duration: float, h: float) -> int:
 
 
 @dataclass(frozen=True)
+
+
 class Rk45Baselines:
     """One attitude/state form of the RK45 baseline: the equal-CPU-time run and the default-tolerance run."""
 
@@ -350,16 +343,3 @@ def run_experiment(args) -> dict:
         LOGGER.info("experiment %s ...", name.value)
         results[name.value] = RUNNERS[name](args.output_dir, args.duration)
     return results[names[0].value] if len(names) == 1 else results
-
-
-def add_experiment_command(subparsers, common) -> None:
-    """Add ``experiment <name> [--duration S]`` to the ``discrete`` capability's sub-commands."""
-    parser = subparsers.add_parser(
-        "experiment", parents=[common],
-        help="reproduce the variational-integrator examples of Lee, Leok & McClamroch against RK45",
-        description=__doc__.splitlines()[0])
-    parser.add_argument("name", choices=[e.value for e in Experiment] + [ALL],
-                        help="which example (all: every one in turn)")
-    parser.add_argument("--duration", type=float, default=None,
-                        help="simulated time instead of the article's (s; normalised units for the dumbbell)")
-    parser.set_defaults(run=run_experiment)

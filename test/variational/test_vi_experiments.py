@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from discrete_robot import cli
+from discrete_robot.discrete.cli import add_experiment_command
 from discrete_robot.errors import InputError
-from discrete_robot.variational import comparison
-from discrete_robot.variational.experiments import Experiment, add_experiment_command
+from discrete_robot.variational import Experiment, comparison
 
 SHORT = {Experiment.MASS_SPRING: 20.0, Experiment.PLANAR_PENDULUM: 30.0, Experiment.SPHERICAL_PENDULUM: 20.0,
          Experiment.DUMBBELL: 30.0, Experiment.CART_PENDULUM: 2.0}
