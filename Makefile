@@ -6,7 +6,7 @@ export RMW_IMPLEMENTATION ?= rmw_fastrtps_cpp
 export PATH := $(VENV)/bin:$(PATH)
 export PYTHONUNBUFFERED := 1
 
-.PHONY: setup test demo bench lint clean
+.PHONY: setup test demo bench fuzz lint clean
 
 setup:
 	@scripts/setup_env.sh
@@ -20,6 +20,9 @@ demo: setup
 bench: setup
 	@$(PYTHON) -c 'import pinocchio, mujoco, toppra' 2>/dev/null || $(PYTHON) -m pip install -q -r requirements-bench.txt
 	$(PYTHON) bench/run.py --output results/bench.json
+
+fuzz: setup
+	$(PYTHON) scripts/fuzz.py --cases 5000 --output results/fuzz.json
 
 lint: setup
 	$(VENV)/bin/ruff check .

@@ -1,0 +1,29 @@
+"""A DDS smoke run of the fuzzer (scripts/fuzz.py, which ``make fuzz`` runs with 5000 cases): a hundred
+hypothesis-generated requests per service and messages per topic against the live nodes, with no crash, no
+hang and no success response holding a non-finite number."""
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.ros
+
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "fuzz.py"
+
+
+def _fuzz_module():
+    spec = importlib.util.spec_from_file_location("fuzz", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+FUZZ = _fuzz_module()
+
+
+@pytest.mark.parametrize("target", FUZZ.TARGETS, ids=lambda t: t.name)
+def test_a_hundred_generated_cases_neither_crash_nor_hang_the_node(ros, target):
+    tally = FUZZ.fuzz_target(ros.session, ros.workdir, target, cases=100, timeout=15.0)
+    assert tally["cases"] == 100
+    assert (tally["crashes"], tally["hangs"], tally["non_finite_successes"]) == (0, 0, 0), tally
