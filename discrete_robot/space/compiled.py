@@ -389,16 +389,31 @@ def _bias_accelerations(model, work):
                                                                      work[14], work[15], work[19])
     omega_dot[0] = 0.0
     velocity_dot[0] = 0.0
+    parent_omega = np.empty(3)
+    carried = np.empty(3)
+    moved = np.empty(3)
     for b in range(1, ints.shape[0]):
         p, ndof, r = ints[b, PARENT], ints[b, NDOF], 6 + ints[b, RATE]
         A = relative[b]
-        own_rate = np.zeros(3)
+        # Ω̇_b = Aᵀ Ω̇_p − ω_b × (Aᵀ Ω_p) + Ṡ u
+        _mtv(A, omega_dot[p], omega_dot[b])
+        _mtv(A, omega[p], parent_omega)
+        _cross_add(parent_omega, rel[b], omega_dot[b])
         if ndof == 2:
-            own_rate = -u[r] * u[r + 1] * np.cross(axes[b, 1], S[b, :, 0])
-        omega_dot[b] = A.T @ omega_dot[p] - np.cross(rel[b], A.T @ omega[p]) + own_rate
-        carried = A.T @ (velocity[p] + np.cross(omega[p], offset[b]))
-        velocity_dot[b] = (A.T @ (velocity_dot[p] + np.cross(omega_dot[p], offset[b])) - np.cross(rel[b], carried)
-                           + np.cross(omega_dot[b], com[b]))
+            scale = -u[r] * u[r + 1]
+            second, first = axes[b, 1], S[b, :, 0]
+            omega_dot[b, 0] += scale * (second[1] * first[2] - second[2] * first[1])
+            omega_dot[b, 1] += scale * (second[2] * first[0] - second[0] * first[2])
+            omega_dot[b, 2] += scale * (second[0] * first[1] - second[1] * first[0])
+        # V̇_b = Aᵀ (V̇_p + Ω̇_p × r_p) − ω_b × Aᵀ (V_p + Ω_p × r_p) + Ω̇_b × R_b
+        moved[:] = velocity[p]
+        _cross_add(omega[p], offset[b], moved)
+        _mtv(A, moved, carried)
+        moved[:] = velocity_dot[p]
+        _cross_add(omega_dot[p], offset[b], moved)
+        _mtv(A, moved, velocity_dot[b])
+        _cross_add(carried, rel[b], velocity_dot[b])
+        _cross_add(omega_dot[b], com[b], velocity_dot[b])
 
 
 @njit
