@@ -42,6 +42,12 @@ def mostly(sane, nasty=ANY_FLOAT):
     return st.one_of(sane, sane, sane, sane, nasty)
 
 
+def well_formed_or_any(case):
+    """Half the cases from ``case(True)`` (every field valid, anywhere in its range: the answers' numbers are
+    checked), half from ``case(False)`` (any field may be hostile: the refusals are checked)."""
+    return st.one_of(case(True), case(False))
+
+
 SMALL = mostly(st.floats(-0.3, 0.3))
 POSITIVE = mostly(st.floats(0.001, 3.0))
 SQUARE = [(-0.05, -0.05), (0.05, -0.05), (0.05, 0.05), (-0.05, 0.05)]
@@ -65,45 +71,55 @@ NAMES = mostly(st.sampled_from([ARM_JOINTS, ARM_JOINTS[::-1], []]),
 
 
 @st.composite
-def predict_push(draw):
+def predict_push(draw, valid: bool):
     from discrete_robot_interfaces.srv import PredictPush
     from geometry_msgs.msg import Point, Vector3
 
+    pick = (lambda sane: sane) if valid else mostly
     return PredictPush.Request(
-        footprint=_points(draw(FOOTPRINT)), normal_force=draw(POSITIVE),
-        support_friction=draw(POSITIVE), contact_friction=draw(POSITIVE), pusher_radius=draw(mostly(st.just(0.0))),
-        contact_point=Point(x=draw(mostly(st.just(-0.05))), y=draw(mostly(st.floats(-0.05, 0.05)))),
-        pusher_velocity=Vector3(x=draw(SMALL), y=draw(SMALL)))
+        footprint=_points(draw(st.just(SQUARE) if valid else FOOTPRINT)), normal_force=draw(pick(st.floats(1e-3, 1e3))),
+        support_friction=draw(pick(st.floats(1e-3, 10.0))), contact_friction=draw(pick(st.floats(0.0, 10.0))),
+        pusher_radius=draw(pick(st.floats(0.0, 0.01))),
+        contact_point=Point(x=draw(pick(st.just(-0.05))), y=draw(pick(st.floats(-0.05, 0.05)))),
+        pusher_velocity=Vector3(x=draw(pick(st.floats(-10.0, 10.0))), y=draw(pick(st.floats(-10.0, 10.0)))))
 
 
 @st.composite
-def simulate_push(draw):
+def simulate_push(draw, valid: bool):
     from discrete_robot_interfaces.srv import SimulatePush
     from geometry_msgs.msg import Pose2D
 
-    path = draw(st.one_of(st.builds(lambda y: [(-0.2, y), (0.1, y)], st.floats(-0.06, 0.06)),
-                          st.lists(st.tuples(mostly(st.floats(-1.0, 1.0)), SMALL), max_size=6)))
+    pick = (lambda sane: sane) if valid else mostly
+    straight = st.builds(lambda y: [(-0.2, y), (0.1, y)], st.floats(-0.06, 0.06))
+    path = draw(straight if valid else st.one_of(straight, st.lists(st.tuples(SMALL, SMALL), max_size=6)))
     return SimulatePush.Request(
-        footprint=_points(draw(FOOTPRINT)), normal_force=draw(POSITIVE), support_friction=draw(POSITIVE),
-        contact_friction=draw(POSITIVE), pusher_radius=draw(mostly(st.just(0.01))),
-        object_pose=Pose2D(x=draw(SMALL), y=draw(SMALL), theta=draw(SMALL)), pusher_path=_points(path),
-        pusher_speed=draw(mostly(st.floats(0.01, 0.5))), time_step=draw(mostly(st.floats(0.0, 0.1))))
+        footprint=_points(draw(st.just(SQUARE) if valid else FOOTPRINT)), normal_force=draw(pick(st.floats(1e-3, 1e3))),
+        support_friction=draw(pick(st.floats(1e-3, 10.0))), contact_friction=draw(pick(st.floats(0.0, 10.0))),
+        pusher_radius=draw(pick(st.floats(0.0, 0.01))),
+        object_pose=Pose2D(x=draw(pick(st.floats(-0.01, 0.01))), y=draw(pick(st.floats(-0.01, 0.01))),
+                           theta=draw(pick(st.floats(-3.0, 3.0)))),
+        pusher_path=_points(path), pusher_speed=draw(pick(st.floats(0.01, 0.5))),
+        time_step=draw(pick(st.floats(0.02, 0.1))))
 
 
 @st.composite
-def plan_trajectory(draw):
+def plan_trajectory(draw, valid: bool):
     from discrete_robot_interfaces.srv import PlanTrajectory
     from trajectory_msgs.msg import JointTrajectoryPoint
 
+    pick = (lambda sane: sane) if valid else mostly
     waypoint = st.lists(mostly(st.floats(-1.5, 1.5)), min_size=0, max_size=3)
     sane = st.lists(st.lists(st.floats(-1.5, 1.5), min_size=2, max_size=2), min_size=2, max_size=4)
-    waypoints = draw(mostly(sane, st.one_of(st.lists(waypoint, max_size=5), st.just([[0.0, 0.0]] * 5000))))
+    waypoints = draw(sane if valid else st.one_of(sane, st.lists(waypoint, max_size=5), st.just([[0.0, 0.0]] * 5000)))
+    limits = st.one_of(st.just([]), st.lists(st.floats(1.0, 100.0), min_size=2, max_size=2))
     return PlanTrajectory.Request(
-        joint_names=draw(NAMES), waypoints=[JointTrajectoryPoint(positions=p) for p in waypoints],
-        max_effort=draw(mostly(st.just([]), FLOAT_ARRAY)), max_velocity=draw(mostly(st.just([]), FLOAT_ARRAY)),
-        time_step_hint=draw(mostly(st.floats(0.0, 0.1))),
-        method=draw(st.sampled_from(["", "min_time", "min_time", "min_effort", "fast"])),
-        duration=draw(mostly(st.floats(0.1, 3.0))))
+        joint_names=draw(st.sampled_from([ARM_JOINTS, []]) if valid else NAMES),
+        waypoints=[JointTrajectoryPoint(positions=p) for p in waypoints],
+        max_effort=draw(pick(limits) if valid else mostly(limits, FLOAT_ARRAY)),
+        max_velocity=draw(pick(limits) if valid else mostly(limits, FLOAT_ARRAY)),
+        time_step_hint=draw(pick(st.floats(0.02, 0.1))),
+        method=draw(st.sampled_from(["", "min_time", "min_time"] + ([] if valid else ["min_effort", "fast"]))),
+        duration=draw(pick(st.floats(0.5, 3.0))))
 
 
 def _duration(seconds: float):
@@ -173,11 +189,11 @@ class Target:
 
 
 TARGETS = [
-    Target("predict_push", "push_predictor_node", predict_push(), "service",
+    Target("predict_push", "push_predictor_node", well_formed_or_any(predict_push), "service",
            "discrete_robot_interfaces.srv:PredictPush"),
-    Target("simulate_push", "push_predictor_node", simulate_push(), "service",
+    Target("simulate_push", "push_predictor_node", well_formed_or_any(simulate_push), "service",
            "discrete_robot_interfaces.srv:SimulatePush"),
-    Target("plan_trajectory", "trajectory_planner_node", plan_trajectory(), "service",
+    Target("plan_trajectory", "trajectory_planner_node", well_formed_or_any(plan_trajectory), "service",
            "discrete_robot_interfaces.srv:PlanTrajectory"),
     Target("push/finger_position", "push_predictor_node", finger_position(), "topic", "geometry_msgs.msg:PointStamped"),
     Target("joint_trajectory", "discrete_robot_node", joint_trajectory(), "topic",
