@@ -63,9 +63,9 @@ PARAMETERS = [
     ParameterSpec("model_file", "", "space robot model YAML (docs/model_format.md, floating base); "
                                     f"empty = the shipped config/{DEFAULT_MODEL} (the paper's Table 1 robot)",
                   read_only=True),
-    ParameterSpec("time_step", 0.05, "largest integration step, s", check=positive, value_range=(1e-5, 1.0),
+    ParameterSpec("time_step", 0.001, "largest integration step, s", check=positive, value_range=(1e-5, 1.0),
                   read_only=True),
-    ParameterSpec("publish_rate", 20.0, "rate of the simulation ticks and of every published topic, Hz",
+    ParameterSpec("publish_rate", 50.0, "rate of the simulation ticks and of every published topic, Hz",
                   check=positive, value_range=(0.1, 1000.0), read_only=True),
     ParameterSpec("real_time_factor", 1.0, "simulated seconds per wall-clock second", check=positive,
                   value_range=(1e-3, 100.0), read_only=True),
