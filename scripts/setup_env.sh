@@ -49,29 +49,50 @@ fi
 export AMENT_PREFIX_PATH="$VENV${AMENT_PREFIX_PATH:+:$AMENT_PREFIX_PATH}"
 export CMAKE_PREFIX_PATH="$VENV${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}"
 
-# 2. The interfaces package, built with cmake into the venv prefix.
-h=$(hash_of discrete_robot_interfaces/CMakeLists.txt discrete_robot_interfaces/package.xml discrete_robot_interfaces/srv/*; echo "${ROS_DISTRO:-wheels}")
-if ! up_to_date interfaces "$h"; then
-  echo "setup: building discrete_robot_interfaces"
-  if [ -z "${ROS_DISTRO:-}" ]; then
-    # The message wheels were built on a manylinux image and their installed
-    # CMake exports name that machine's Python and numpy include folders
-    # (/opt/python/cp311-cp311/...). cmake's generate step fails on those
-    # missing paths, so point them at this venv's own.
-    py_inc=$("$VPY" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
-    np_inc=$("$VPY" -c 'import numpy; print(numpy.get_include())')
-    { grep -rlZ '/opt/python/cp311-cp311' "$VENV"/share/*/cmake/ || true; } \
-      | xargs -0 -r sed -i \
-          -e "s#/opt/python/cp311-cp311/lib/python3.11/site-packages/numpy/_core/include#$np_inc#g" \
-          -e "s#/opt/python/cp311-cp311/include/python3.11#$py_inc#g"
-  fi
-  build=$VENV/.build/discrete_robot_interfaces
+# 2. Interface packages, built with cmake into the venv prefix: the standard ones the distribution
+#    has but the wheels lack (vendor/README.md; skipped where the distribution's own is found), then
+#    discrete_robot_interfaces.
+cmake_exports_fixed=
+fix_cmake_exports() {
+  # The message wheels were built on a manylinux image and their installed CMake exports name that
+  # machine's Python and numpy include folders (/opt/python/cp311-cp311/...). cmake's generate step
+  # fails on those missing paths, so point them at this venv's own.
+  [ -n "${ROS_DISTRO:-}" ] || [ -n "$cmake_exports_fixed" ] && return 0
+  local py_inc np_inc
+  py_inc=$("$VPY" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
+  np_inc=$("$VPY" -c 'import numpy; print(numpy.get_include())')
+  { grep -rlZ '/opt/python/cp311-cp311' "$VENV"/share/*/cmake/ || true; } \
+    | xargs -0 -r sed -i \
+        -e "s#/opt/python/cp311-cp311/lib/python3.11/site-packages/numpy/_core/include#$np_inc#g" \
+        -e "s#/opt/python/cp311-cp311/include/python3.11#$py_inc#g"
+  cmake_exports_fixed=1
+}
+build_interfaces() {  # <source folder>: cmake-build one interface package into the venv, when its files changed
+  local src=$1 name h build
+  name=$(basename "$src")
+  h=$(hash_of "$src"/CMakeLists.txt "$src"/package.xml "$src"/msg/* "$src"/srv/* "$src"/action/*; echo "${ROS_DISTRO:-wheels}")
+  up_to_date "interfaces-$name" "$h" && return 0
+  echo "setup: building $name"
+  fix_cmake_exports
+  build=$VENV/.build/$name
   rm -rf "$build" && mkdir -p "$build"
-  (cd "$build" && cmake "$ROOT/discrete_robot_interfaces" -DCMAKE_INSTALL_PREFIX="$VENV" \
+  (cd "$build" && cmake "$src" -DCMAKE_INSTALL_PREFIX="$VENV" \
       -DCMAKE_PREFIX_PATH="$CMAKE_PREFIX_PATH" -DPython3_EXECUTABLE="$VPY" -DBUILD_TESTING=OFF >/dev/null \
    && make -j2 install >/dev/null)
-  mark interfaces "$h"
-fi
+  mark "interfaces-$name" "$h"
+}
+distribution_has() {  # <package>: found in a ROS 2 prefix other than this venv
+  local prefix
+  IFS=: read -ra prefixes <<< "${AMENT_PREFIX_PATH:-}"
+  for prefix in "${prefixes[@]}"; do
+    [ "$prefix" != "$VENV" ] && [ -f "$prefix/share/ament_index/resource_index/packages/$1" ] && return 0
+  done
+  return 1
+}
+for src in "$ROOT"/vendor/*/; do
+  distribution_has "$(basename "$src")" || build_interfaces "${src%/}"
+done
+build_interfaces "$ROOT/discrete_robot_interfaces"
 
 # 3. discrete_robot itself, the way `colcon build --symlink-install` lays it
 #    out: the Python package editable, and share/discrete_robot linking to the
