@@ -13,11 +13,13 @@ capsule from the joint to the tip.
 """
 
 import xml.etree.ElementTree as ET
+from dataclasses import dataclass
 
 import numpy as np
 from transforms3d.euler import mat2euler
 
 from discrete_robot.errors import ModelError
+from discrete_robot.geometry3d import rotation_about
 from discrete_robot.model.description import JointType, RobotModel
 
 WORLD_FRAME = "world"
@@ -147,3 +149,45 @@ def to_urdf(model: RobotModel) -> str:
         _visuals(element, link.geometry, link.com, link.tip)
     ET.indent(robot)
     return '<?xml version="1.0"?>\n' + ET.tostring(robot, encoding="unicode") + "\n"
+
+
+@dataclass(frozen=True)
+class FrameTransform:
+    """The pose of URDF link ``child`` in URDF link ``parent``: rotation (3x3) and translation (m)."""
+
+    parent: str
+    child: str
+    rotation: np.ndarray
+    translation: np.ndarray
+
+
+def fixed_transforms(model: RobotModel) -> list[FrameTransform]:
+    """The URDF's fixed joints: ``world`` -> base for a fixed base (none for a floating base)."""
+    if model.base.floating:
+        return []
+    return [FrameTransform(WORLD_FRAME, model.base.name, np.eye(3), np.zeros(3))]
+
+
+def joint_transforms(model: RobotModel, q) -> list[FrameTransform]:
+    """The pose of every movable joint's child link in its parent link at coordinates q (model order), one per
+    generalised coordinate and in the URDF's own tree (multi-DOF joints through their ``<joint>_<k>`` links), so
+    these are exactly the transforms robot_state_publisher would compute from ``to_urdf(model)``.
+
+    Joint k of a link: T = (joint origin and rotation, for its first DOF only) · (rotation by q_k about
+    axis_k, or translation by q_k along it).
+    """
+    q = np.asarray(q, dtype=float)
+    transforms = []
+    for link, dofs in zip(model.links, model.dof_slices, strict=True):
+        joint = link.joint
+        parent = link.parent
+        for k, (name, axis, value) in enumerate(zip(joint.dof_names, joint.axes, q[dofs], strict=True)):
+            child = link.name if k == joint.ndof - 1 else name
+            rotation, translation = (joint.rotation, joint.origin) if k == 0 else (np.eye(3), np.zeros(3))
+            if joint.type is JointType.PRISMATIC:
+                translation = translation + rotation @ (value * axis)
+            else:
+                rotation = rotation @ rotation_about(axis, value)
+            transforms.append(FrameTransform(parent, child, rotation, translation))
+            parent = child
+    return transforms

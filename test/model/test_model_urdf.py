@@ -11,7 +11,7 @@ from transforms3d.euler import euler2mat
 from discrete_robot.errors import ModelError
 from discrete_robot.model.description import model_from_dict
 from discrete_robot.model.kinematics import forward_kinematics
-from discrete_robot.model.urdf import to_urdf
+from discrete_robot.model.urdf import fixed_transforms, joint_transforms, to_urdf
 
 
 def _floats(text: str) -> np.ndarray:
@@ -78,6 +78,24 @@ def test_urdf_kinematics_equal_the_model_kinematics(mixed_tree):
         R, p = poses[link.name]
         np.testing.assert_allclose(R, frames.rotations[i], atol=1e-12)
         np.testing.assert_allclose(p, frames.positions[i], atol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["planar_2link", "arm_6dof", "mixed_tree"])
+def test_joint_transforms_are_the_urdf_tree_at_q(request, name):
+    """What the simulators publish on /tf is what robot_state_publisher would compute from the URDF: every link
+    (multi-DOF joints' intermediate links included), composed from the world."""
+    model = request.getfixturevalue(name)
+    q = np.random.default_rng(5).uniform(-2, 2, model.dof)
+    urdf = ET.fromstring(to_urdf(model))
+    expected = _urdf_forward_kinematics(urdf, dict(zip(model.joint_names, q, strict=True)))
+    poses = {model.base.name: (np.eye(3), np.zeros(3))}
+    for transform in [*fixed_transforms(model), *joint_transforms(model, q)]:
+        R, p = poses.setdefault(transform.parent, (np.eye(3), np.zeros(3)))
+        poses[transform.child] = (R @ transform.rotation, p + R @ transform.translation)
+    assert set(poses) == {link.get("name") for link in urdf.findall("link")}
+    for name, (R, p) in expected.items():
+        np.testing.assert_allclose(poses[name][0], R, atol=1e-12)
+        np.testing.assert_allclose(poses[name][1], p, atol=1e-12)
 
 
 def test_floating_base_is_the_root_link_with_its_inertia(mixed_tree_data):
