@@ -51,13 +51,22 @@ class FixedStepSimulation:
         """Advance by the whole steps that fit into ``duration`` plus the carried remainder; returns their number."""
         self._carried += duration
         steps = int(np.floor(self._carried / self.time_step + 1e-9))
-        for _ in range(steps):
+        self._carried -= steps * self.time_step
+        self.step(steps, torques)
+        return steps
+
+    def step(self, count: int, torques: TorqueFunction) -> None:
+        """Advance by ``count`` steps; ConvergenceError leaves the state of the last step that worked."""
+        for _ in range(count):
             tau = np.asarray(torques(self.time, self.q, self.qd), dtype=float)
             self.q, self.qd = self._step(self.q, self.qd, tau)
             self.tau = tau
             self.time += self.time_step
-            self._carried -= self.time_step
-        return steps
+
+    def reset(self, q0, qd0) -> None:
+        """Restore the state (q0, q̇0); the time goes on."""
+        self.q, self.qd = np.array(q0, dtype=float), np.array(qd0, dtype=float)
+        self.tau = np.zeros_like(self.q)
 
     def _step(self, q, qd, tau):
         error = None

@@ -20,6 +20,7 @@ Conventions every node module follows (tests and the composed bringup rely on th
 - the module ends with ``main = node_main(TheNodeClass)`` (the console_scripts entry).
 """
 
+import inspect
 import math
 import signal
 import threading
@@ -259,15 +260,28 @@ class GuardedNode(Node):
         self.refusals = RateLimitedLog(self.get_logger())
 
     def guard(self, endpoint: str, callback: Callable, on_error: Callable[[str], Any] | None = None) -> Callable:
-        """``callback`` wrapped: an exception is logged (rate-limited) and ``on_error(reason)`` is returned."""
+        """``callback`` wrapped (a coroutine function stays one): an exception is logged (rate-limited) and
+        ``on_error(reason)`` is returned."""
+
+        def failed(error: Exception):
+            reason = describe_failure(endpoint, error)
+            self.refusals.warning(endpoint, f"{endpoint}: {reason}")
+            return on_error(reason) if on_error is not None else None
+
+        if inspect.iscoroutinefunction(callback):
+            async def guarded_coroutine(*args, **kwargs):
+                try:
+                    return await callback(*args, **kwargs)
+                except Exception as error:  # noqa: BLE001  (the safety net: nothing may reach the executor)
+                    return failed(error)
+
+            return guarded_coroutine
 
         def guarded(*args, **kwargs):
             try:
                 return callback(*args, **kwargs)
             except Exception as error:  # noqa: BLE001  (the safety net: nothing may reach the executor)
-                reason = describe_failure(endpoint, error)
-                self.refusals.warning(endpoint, f"{endpoint}: {reason}")
-                return on_error(reason) if on_error is not None else None
+                return failed(error)
 
         return guarded
 

@@ -10,6 +10,7 @@ import os
 import time
 
 import rclpy
+from rclpy.action import ActionClient
 from rclpy.executors import SingleThreadedExecutor
 
 #: time a new client waits after finding its service, for the server to discover the client in turn, s
@@ -102,6 +103,31 @@ class RosSession:
         future = self._client(srv_type, name, timeout).call_async(request)
         if not self.spin_until(future.done, timeout):
             raise RosTimeoutError(f"service {name} did not answer within {timeout} s")
+        return future.result()
+
+    def send_goal(self, action_type, name: str, goal, timeout: float = 30.0, feedback=None):
+        """Send ``goal`` to action ``name`` (``feedback(msg)`` gets its feedback); the accepted goal's handle.
+
+        RosTimeoutError if the server is not up or does not answer within ``timeout``."""
+        key = (name, action_type)
+        if key not in self._clients:
+            self._clients[key] = ActionClient(self.node, action_type, name)
+        client = self._clients[key]
+        if not client.server_is_ready():
+            if not client.wait_for_server(timeout_sec=timeout):
+                raise RosTimeoutError(f"action {name} not available within {timeout} s")
+            self.spin_until(lambda: False, DISCOVERY_SETTLE_S)   # as for services (see _client)
+        future = client.send_goal_async(goal, feedback_callback=None if feedback is None else
+                                        (lambda message: feedback(message.feedback)))
+        if not self.spin_until(future.done, timeout):
+            raise RosTimeoutError(f"action {name} did not answer the goal within {timeout} s")
+        return future.result()
+
+    def goal_result(self, handle, timeout: float = 60.0):
+        """The result response (``.status``, ``.result``) of an accepted goal; RosTimeoutError if none comes."""
+        future = handle.get_result_async()
+        if not self.spin_until(future.done, timeout):
+            raise RosTimeoutError(f"no action result within {timeout} s")
         return future.result()
 
     def close(self) -> None:

@@ -1,0 +1,318 @@
+"""What every simulator node shares: simulated time, TF, simulation control and diagnostics.
+
+A simulator node (``discrete_robot_node``, ``space_robot_node``) derives from :class:`SimulatorNode` and
+provides its world through a few hooks (:meth:`~SimulatorNode.advance_world`, ``world_time``,
+:meth:`~SimulatorNode.publish_state`, ...). The base class then gives it, the same way for every world:
+
+- **Simulated time.** A steady wall-clock timer (never the node's own clock, so ``use_sim_time`` cannot stall
+  it) advances the world by ``real_time_factor`` simulated seconds per wall second, in whole steps of
+  ``time_step`` (``real_time_factor`` 0: as many steps as fit in the tick). With ``publish_clock`` the node
+  publishes ``/clock`` (rosgraph_msgs/Clock) from its simulated time; without, it follows ``/clock``
+  (advances its world up to the latest time received), so a system has one clock and every world in it runs
+  on that clock. Every message a simulator publishes is stamped with its simulated time.
+- **TF** (``publish_tf``): the pose of every URDF link on ``/tf`` each tick and the fixed joints once on
+  ``/tf_static``, frames named as in the URDF with ``frame_prefix`` (``world``, the inertial frame both
+  robots share, is never prefixed).
+- **Control services** under ``<control_namespace>/``: ``pause``, ``resume``, ``reset`` (std_srvs/Trigger),
+  ``step`` (discrete_robot_interfaces/StepSimulation, while paused) and ``set_state``
+  (discrete_robot_interfaces/SetSimulationState). ``start_paused`` starts the world paused. Reset restores the
+  initial state; simulated time goes on (tf buffers and controllers would take a jump back for a new run).
+- **A failed step** (no convergence even in sub-steps) leaves the state as it was; the node says why, then
+  pauses or resets (``on_step_failure``) and keeps serving.
+- **/diagnostics** (diagnostic_msgs/DiagnosticArray) at 1 Hz: achieved real-time factor, step cost,
+  conserved-quantity drift and failed steps.
+"""
+
+import time
+from collections.abc import Sequence
+
+import numpy as np
+from builtin_interfaces.msg import Time
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
+from geometry_msgs.msg import TransformStamped
+from rclpy.clock import Clock, ClockType
+from rosgraph_msgs.msg import Clock as ClockMsg
+from std_srvs.srv import Trigger
+from tf2_msgs.msg import TFMessage
+
+from discrete_robot.errors import DiscreteRobotError
+from discrete_robot.model.urdf import WORLD_FRAME, FrameTransform
+from discrete_robot.nodes.common import (
+    LATCHED_QOS,
+    STATE_QOS,
+    GuardedNode,
+    ParameterSpec,
+    non_negative,
+    one_of,
+    positive,
+    quaternion_msg,
+)
+from discrete_robot.validation import bounded_count
+
+#: /clock: best effort would lose ticks; volatile, as Gazebo's bridge publishes it
+CLOCK_QOS = STATE_QOS
+#: the most steps one ``step`` request may ask for (a paused simulator answers it in bounded time)
+MAX_STEP_REQUEST = 100_000
+#: with real_time_factor 0, the share of each tick spent stepping (the rest publishes and serves)
+AS_FAST_AS_POSSIBLE_SHARE = 0.8
+DIAGNOSTICS_PERIOD_S = 1.0
+
+
+def simulator_parameters(time_step: float, publish_rate: float) -> list[ParameterSpec]:
+    """The parameters every simulator declares, with the node's own default step (s) and rate (Hz)."""
+    return [
+        ParameterSpec("time_step", time_step, "fixed integration step, s", check=positive,
+                      value_range=(1e-5, 1.0), read_only=True),
+        ParameterSpec("publish_rate", publish_rate, "rate of the simulation ticks and of the published topics, Hz",
+                      check=positive, value_range=(0.1, 1000.0), read_only=True),
+        ParameterSpec("real_time_factor", 1.0, "simulated seconds per wall-clock second (1 = real time, 0 = as "
+                                               "fast as possible)", check=non_negative, value_range=(0.0, 100.0)),
+        ParameterSpec("publish_clock", True, "publish /clock from this world's simulated time; false = follow "
+                                             "/clock (one clock per system)", read_only=True),
+        ParameterSpec("publish_tf", True, "publish every link on /tf and /tf_static (off when "
+                                          "robot_state_publisher does it)", read_only=True),
+        ParameterSpec("start_paused", False, "start paused (resume or step through the control services)",
+                      read_only=True),
+        ParameterSpec("on_step_failure", "pause", "after a step that fails even in sub-steps: pause or reset",
+                      check=one_of("pause", "reset"), read_only=True),
+    ]
+
+
+def time_msg(seconds: float) -> Time:
+    """Simulated seconds -> builtin_interfaces/Time (nanosecond resolution)."""
+    nanoseconds = int(round(seconds * 1e9))
+    return Time(sec=nanoseconds // 1_000_000_000, nanosec=nanoseconds % 1_000_000_000)
+
+
+def transform_msg(stamp: Time, transform: FrameTransform, prefix: str) -> TransformStamped:
+    """A TransformStamped of ``transform`` with its frames prefixed (except ``world``)."""
+    from transforms3d.quaternions import mat2quat
+
+    msg = TransformStamped()
+    msg.header.stamp = stamp
+    msg.header.frame_id = transform.parent if transform.parent == WORLD_FRAME else prefix + transform.parent
+    msg.child_frame_id = prefix + transform.child
+    x, y, z = (float(v) for v in transform.translation)
+    msg.transform.translation.x, msg.transform.translation.y, msg.transform.translation.z = x, y, z
+    msg.transform.rotation = quaternion_msg(mat2quat(transform.rotation))
+    return msg
+
+
+class SimulatorNode(GuardedNode):
+    """A GuardedNode that runs a simulated world: time, TF, control services, diagnostics (module docstring).
+
+    Subclasses call :meth:`start_simulation` at the end of their ``__init__`` (after declaring
+    :func:`simulator_parameters` among their own) and implement the hooks below.
+    """
+
+    #: where the control services live (``<control_namespace>/pause`` ...)
+    CONTROL_NAMESPACE = "simulation"
+
+    # ------------------------------------------------------------------------------------ hooks
+
+    @property
+    def world_time(self) -> float:
+        """Simulated time, s."""
+        raise NotImplementedError
+
+    def advance_world(self, steps: int) -> None:
+        """Advance by ``steps`` fixed steps; on DiscreteRobotError the state is the last one stepped to."""
+        raise NotImplementedError
+
+    def reset_world(self) -> None:
+        """Restore the initial state (simulated time goes on)."""
+        raise NotImplementedError
+
+    def set_world_state(self, request) -> None:
+        """Apply a SetSimulationState request; InputError naming the bad field leaves the state unchanged."""
+        raise NotImplementedError
+
+    def publish_state(self, stamp: Time) -> None:
+        """Publish the world's state topics, stamped ``stamp``."""
+        raise NotImplementedError
+
+    def moving_transforms(self) -> Sequence[FrameTransform]:
+        """The transforms of /tf at the current state."""
+        raise NotImplementedError
+
+    def static_transforms(self) -> Sequence[FrameTransform]:
+        """The transforms of /tf_static."""
+        return []
+
+    def diagnostic_values(self) -> dict[str, float]:
+        """World-specific figures for /diagnostics (e.g. energy drift)."""
+        return {}
+
+    def on_step_failed(self) -> None:
+        """Clear the commands that led to a failed step (called before pausing or resetting)."""
+
+    # ------------------------------------------------------------------------------------ machinery
+
+    def start_simulation(self, values: dict, hardware_id: str) -> None:
+        """Create the simulator's endpoints from its declared parameter ``values`` and start ticking."""
+        self.time_step = values["time_step"]
+        self.publish_rate = values["publish_rate"]
+        self.real_time_factor = values["real_time_factor"]
+        self.frame_prefix = values.get("frame_prefix", "")
+        self.follow_clock = not values["publish_clock"]
+        self.on_step_failure = values["on_step_failure"]
+        self.paused = values["start_paused"]
+        self.hardware_id = hardware_id
+        self._carried = 0.0              # simulated seconds owed to the world (less than one step)
+        self._followed_time: float | None = None
+        self._steps = self._step_wall_s = self._failed_steps = 0
+        self._window = (time.monotonic(), self.world_time)
+        self.clock_pub = None if self.follow_clock else self.create_publisher(ClockMsg, "/clock", CLOCK_QOS)
+        if self.follow_clock:
+            self.create_subscription(ClockMsg, "/clock", self._on_clock, CLOCK_QOS)
+        self.tf_pub = self.create_publisher(TFMessage, "/tf", STATE_QOS) if values["publish_tf"] else None
+        if values["publish_tf"]:
+            static = self.create_publisher(TFMessage, "/tf_static", LATCHED_QOS)
+            stamp = time_msg(self.world_time)
+            static.publish(TFMessage(transforms=[transform_msg(stamp, t, self.frame_prefix)
+                                                 for t in self.static_transforms()]))
+        self.diagnostics_pub = self.create_publisher(DiagnosticArray, "/diagnostics", STATE_QOS)
+        namespace = self.CONTROL_NAMESPACE
+        self.create_service(Trigger, f"{namespace}/pause", self._on_pause)
+        self.create_service(Trigger, f"{namespace}/resume", self._on_resume)
+        self.create_service(Trigger, f"{namespace}/reset", self._on_reset)
+        from discrete_robot_interfaces.srv import SetSimulationState, StepSimulation
+
+        self.create_service(StepSimulation, f"{namespace}/step", self._on_step)
+        self.create_service(SetSimulationState, f"{namespace}/set_state", self._on_set_state)
+        # A steady clock: with use_sim_time the node's clock is /clock, which this timer itself drives.
+        steady = Clock(clock_type=ClockType.STEADY_TIME)
+        self.create_timer(1.0 / self.publish_rate, self.tick, clock=steady)
+        self.create_timer(DIAGNOSTICS_PERIOD_S, self.publish_diagnostics, clock=steady)
+        self.publish_all()
+
+    def _on_clock(self, msg: ClockMsg) -> None:
+        self._followed_time = msg.clock.sec + msg.clock.nanosec * 1e-9
+
+    def steps_due(self, tick_start: float) -> int:
+        """Whole steps this tick owes the world: by the real-time factor, or up to the followed /clock."""
+        if self.follow_clock:
+            if self._followed_time is None:
+                return 0
+            return max(0, int(np.floor((self._followed_time - self.world_time) / self.time_step + 1e-9)))
+        if self.real_time_factor == 0.0:
+            return -1   # as many as fit in the tick
+        self._carried += self.real_time_factor / self.publish_rate
+        steps = int(np.floor(self._carried / self.time_step + 1e-9))
+        self._carried -= steps * self.time_step
+        return steps
+
+    def tick(self) -> None:
+        """One wall-clock tick: advance the world by the steps due, then publish everything at its new time."""
+        if self.paused:
+            return
+        start = time.perf_counter()
+        steps = self.steps_due(start)
+        if steps < 0:
+            deadline = start + AS_FAST_AS_POSSIBLE_SHARE / self.publish_rate
+            while time.perf_counter() < deadline and not self.paused:
+                if not self._advance(1):
+                    break
+        elif steps > 0:
+            self._advance(steps)
+        else:
+            return
+        self.publish_all()
+        if self.real_time_factor > 0.0 and time.perf_counter() - start > 1.0 / self.publish_rate:
+            self.get_logger().warning("the simulation cannot keep up with publish_rate x real_time_factor; lower "
+                                      "real_time_factor or raise time_step", throttle_duration_sec=5.0)
+
+    def _advance(self, steps: int) -> bool:
+        """Advance by ``steps``; a failure is reported and handled by ``on_step_failure``. True when it worked."""
+        start = time.perf_counter()
+        try:
+            self.advance_world(steps)
+        except DiscreteRobotError as error:
+            self._failed_steps += 1
+            self.on_step_failed()
+            if self.on_step_failure == "reset":
+                self.reset_world()
+            else:
+                self.paused = True
+            then = "reset" if self.on_step_failure == "reset" else "paused"
+            self.get_logger().error(f"simulation step failed at t = {self.world_time:.3f} s: {error}; commands "
+                                    f"cleared and the simulation {then} (on_step_failure); the node keeps serving")
+            return False
+        finally:
+            self._step_wall_s += time.perf_counter() - start
+        self._steps += steps
+        return True
+
+    def publish_all(self) -> None:
+        """/clock, the state topics and /tf, all stamped with the simulated time."""
+        stamp = time_msg(self.world_time)
+        if self.clock_pub is not None:
+            self.clock_pub.publish(ClockMsg(clock=stamp))
+        self.publish_state(stamp)
+        if self.tf_pub is not None:
+            self.tf_pub.publish(TFMessage(transforms=[transform_msg(stamp, t, self.frame_prefix)
+                                                      for t in self.moving_transforms()]))
+
+    def publish_diagnostics(self) -> None:
+        now, sim_now = time.monotonic(), self.world_time
+        wall0, sim0 = self._window
+        self._window = (now, sim_now)
+        achieved = (sim_now - sim0) / max(now - wall0, 1e-9)
+        step_cost = self._step_wall_s / self._steps if self._steps else 0.0
+        values = {"real_time_factor_achieved": achieved, "real_time_factor_requested": self.real_time_factor,
+                  "step_cost_s": step_cost, "time_step_s": self.time_step, "sim_time_s": sim_now,
+                  "steps": float(self._steps), "failed_steps": float(self._failed_steps),
+                  **self.diagnostic_values()}
+        level, message = DiagnosticStatus.OK, "running"
+        if self.paused:
+            message = "paused"
+        elif self._failed_steps:
+            level, message = DiagnosticStatus.WARN, f"{self._failed_steps} failed steps since start"
+        elif self.real_time_factor > 0.0 and achieved < 0.9 * self.real_time_factor and not self.follow_clock:
+            level, message = DiagnosticStatus.WARN, "slower than the requested real-time factor"
+        status = DiagnosticStatus(level=level, name=f"{self.get_name()}: simulation", message=message,
+                                  hardware_id=self.hardware_id,
+                                  values=[KeyValue(key=k, value=f"{v:.6g}") for k, v in values.items()])
+        msg = DiagnosticArray(status=[status])
+        msg.header.stamp = time_msg(sim_now)
+        self.diagnostics_pub.publish(msg)
+
+    # ------------------------------------------------------------------------------------ services
+
+    def _on_pause(self, request, response):
+        self.paused = True
+        response.success, response.message = True, f"paused at t = {self.world_time:.6f} s"
+        return response
+
+    def _on_resume(self, request, response):
+        self.paused = False
+        self._carried = 0.0
+        response.success, response.message = True, f"resumed at t = {self.world_time:.6f} s"
+        return response
+
+    def _on_reset(self, request, response):
+        self.on_step_failed()
+        self.reset_world()
+        self.publish_all()
+        response.success, response.message = True, f"initial state restored at t = {self.world_time:.6f} s"
+        return response
+
+    def _on_step(self, request, response):
+        if not self.paused:
+            response.success, response.message = False, "steps: the simulation is running; pause it first"
+            return response
+        steps = bounded_count(request.steps, MAX_STEP_REQUEST, "steps", "MAX_STEP_REQUEST")
+        stepped = self._advance(steps) if steps else True
+        if stepped:
+            self.publish_all()
+        response.success = stepped
+        response.message = (f"stepped {steps} x {self.time_step:g} s to t = {self.world_time:.6f} s" if stepped else
+                            f"steps: a step failed; state kept at t = {self.world_time:.6f} s")
+        response.sim_time = time_msg(self.world_time)
+        return response
+
+    def _on_set_state(self, request, response):
+        self.set_world_state(request)
+        self.publish_all()
+        response.success, response.message = True, f"state set at t = {self.world_time:.6f} s"
+        return response
