@@ -166,7 +166,7 @@ class SimulatorNode(GuardedNode):
         if self.follow_clock:
             self.create_subscription(ClockMsg, "/clock", self._on_clock, CLOCK_QOS)
         self.tf_pub = self.create_publisher(TFMessage, "/tf", STATE_QOS) if values["publish_tf"] else None
-        if values["publish_tf"]:
+        if values["publish_tf"] and self.static_transforms():
             static = self.create_publisher(TFMessage, "/tf_static", LATCHED_QOS)
             stamp = time_msg(self.world_time)
             static.publish(TFMessage(transforms=[transform_msg(stamp, t, self.frame_prefix)
@@ -203,8 +203,12 @@ class SimulatorNode(GuardedNode):
         return steps
 
     def tick(self) -> None:
-        """One wall-clock tick: advance the world by the steps due, then publish everything at its new time."""
+        """One wall-clock tick: advance the world by the steps due, then publish everything at its new time.
+
+        Paused, the state and /clock are still published (late joiners see them) but not /tf, whose buffers
+        warn about repeated stamps."""
         if self.paused:
+            self.publish_all(tf=False)
             return
         start = time.perf_counter()
         steps = self.steps_due(start)
@@ -243,13 +247,13 @@ class SimulatorNode(GuardedNode):
         self._steps += steps
         return True
 
-    def publish_all(self) -> None:
-        """/clock, the state topics and /tf, all stamped with the simulated time."""
+    def publish_all(self, tf: bool = True) -> None:
+        """/clock, the state topics and (``tf``) /tf, all stamped with the simulated time."""
         stamp = time_msg(self.world_time)
         if self.clock_pub is not None:
             self.clock_pub.publish(ClockMsg(clock=stamp))
         self.publish_state(stamp)
-        if self.tf_pub is not None:
+        if tf and self.tf_pub is not None:
             self.tf_pub.publish(TFMessage(transforms=[transform_msg(stamp, t, self.frame_prefix)
                                                       for t in self.moving_transforms()]))
 

@@ -19,42 +19,41 @@ Subscribes
   acts at that body's CoM and force and torque are in that body's frame; held until the next wrench for
   the same body (a zero wrench removes it).
 
-Broadcasts ``world`` -> ``<frame_prefix><base>`` on /tf where tf2_ros is installed (every ROS 2
-install; not the PyPI wheels), so robot_state_publisher's frames of the arms hang off the moving base.
+- ``/clock`` (unless it follows another world's, ``publish_clock: false`` as in bringup), ``/tf`` (``world`` ->
+  ``<frame_prefix><base>`` and every link of the arms), ``/tf_static``, ``/diagnostics`` (momentum and energy
+  drift): see discrete_robot.nodes.simulator. Everything is stamped with simulated time.
+
+Services under ``space_robot/simulation/``: pause, resume, step, reset, set_state (joint positions and rates,
+and with ``set_base`` the base pose and twist).
 
 Bad commands (wrong length, NaN, unknown body) are logged and ignored; the simulation runs on.
 """
+
+from dataclasses import replace
 
 import numpy as np
 from geometry_msgs.msg import PoseStamped, WrenchStamped
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, MultiArrayDimension, String
 
-from discrete_robot.errors import DiscreteRobotError, InputError
+from discrete_robot.errors import InputError
 from discrete_robot.model.description import load_model, package_config_path
-from discrete_robot.model.urdf import to_urdf
+from discrete_robot.model.urdf import WORLD_FRAME, FrameTransform, joint_transforms, to_urdf
 from discrete_robot.nodes.common import (
     LATCHED_QOS,
     STATE_QOS,
-    GuardedNode,
     ParameterSpec,
     declare_parameters,
     joint_state_msg,
     node_main,
     pose_msg,
-    positive,
 )
+from discrete_robot.nodes.simulator import SimulatorNode, simulator_parameters
 from discrete_robot.space.loads import ExternalLoad, LoadFrame, paper_loads
 from discrete_robot.space.robot import SpaceRobot
 from discrete_robot.space.simulation import Simulator
 from discrete_robot.space.state import rest_state
 from discrete_robot.validation import finite_vector
-
-try:
-    from geometry_msgs.msg import TransformStamped
-    from tf2_ros import TransformBroadcaster
-except ImportError:  # the embedded PyPI runtime has no tf2_ros: base_pose still carries the pose
-    TransformBroadcaster = None
 
 DEFAULT_MODEL = "space_robot_dual_arm.yaml"
 MOMENTUM_LABELS = "P_x P_y P_z L_x L_y L_z kinetic_energy c_x c_y c_z"
@@ -63,12 +62,7 @@ PARAMETERS = [
     ParameterSpec("model_file", "", "space robot model YAML (docs/model_format.md, floating base); "
                                     f"empty = the shipped config/{DEFAULT_MODEL} (the paper's Table 1 robot)",
                   read_only=True),
-    ParameterSpec("time_step", 0.001, "largest integration step, s", check=positive, value_range=(1e-5, 1.0),
-                  read_only=True),
-    ParameterSpec("publish_rate", 50.0, "rate of the simulation ticks and of every published topic, Hz",
-                  check=positive, value_range=(0.1, 1000.0), read_only=True),
-    ParameterSpec("real_time_factor", 1.0, "simulated seconds per wall-clock second", check=positive,
-                  value_range=(1e-3, 100.0), read_only=True),
+    *simulator_parameters(time_step=0.001, publish_rate=50.0),
     ParameterSpec("apply_paper_loads", False, "apply the paper's constant forces at the arm tips "
                                               "([1,-1,1] N on arm 1, [2,-2,-2] N on arm 2, link frames)",
                   read_only=True),
@@ -78,43 +72,40 @@ PARAMETERS = [
 ]
 
 
-class SpaceRobotNode(GuardedNode):
+class SpaceRobotNode(SimulatorNode):
     """Simulates the space robot in real time (scaled) and publishes its state."""
 
     NODE_NAME = "space_robot_node"
+    CONTROL_NAMESPACE = "space_robot/simulation"
 
     def __init__(self, **kwargs):
         super().__init__(self.NODE_NAME, **kwargs)
         values = declare_parameters(self, PARAMETERS)
         path = values["model_file"] or str(package_config_path(DEFAULT_MODEL))
-        model = load_model(path)
+        self.model = model = load_model(path)
         self.robot = SpaceRobot.from_model(model)
-        self.time_step = values["time_step"]
-        self.tick_duration = values["real_time_factor"] / values["publish_rate"]
         self.fixed_loads = paper_loads(self.robot) if values["apply_paper_loads"] else ()
         self.wrenches: dict[str, ExternalLoad] = {}
         self.torques = np.zeros(self.robot.dof)
         self.simulator = Simulator(self.robot, rest_state(self.robot), self.fixed_loads)
+        self.start_momentum = self.simulator.sample().momentum
 
         self.joint_pub = self.create_publisher(JointState, "space_robot/joint_states", STATE_QOS)
         self.pose_pub = self.create_publisher(PoseStamped, "space_robot/base_pose", STATE_QOS)
         self.momentum_pub = self.create_publisher(Float64MultiArray, "space_robot/momentum", STATE_QOS)
         description = self.create_publisher(String, "space_robot/robot_description", LATCHED_QOS)
         description.publish(String(data=to_urdf(model)))
-        self.base_frame = values["frame_prefix"] + model.base.name
-        self.tf_broadcaster = TransformBroadcaster(self) if TransformBroadcaster is not None else None
         self.create_subscription(Float64MultiArray, "space_robot/joint_torque_commands", self.on_torques, STATE_QOS)
         self.create_subscription(WrenchStamped, "space_robot/external_wrench", self.on_wrench, STATE_QOS)
-        self.create_timer(1.0 / values["publish_rate"], self.tick)
         self.get_logger().info(f"simulating '{self.robot.name}' ({len(self.robot.arms)} arms, {self.robot.dof} DOF) "
                                f"from {path}; paper loads {'on' if self.fixed_loads else 'off'}")
-        self.publish()
+        self.start_simulation(values, hardware_id=self.robot.name)
 
     def on_torques(self, msg: Float64MultiArray) -> None:
         try:
             self.torques = finite_vector(msg.data, self.robot.dof, "joint torque command")
         except InputError as error:
-            self.get_logger().warning(f"ignored: {error} (joints: {', '.join(self.robot.dof_names)})")
+            self.refusals.warning(str(error), f"ignored: {error} (joints: {', '.join(self.robot.dof_names)})")
             return
         self._apply_loads()
 
@@ -125,7 +116,7 @@ class SpaceRobotNode(GuardedNode):
             force = finite_vector([msg.wrench.force.x, msg.wrench.force.y, msg.wrench.force.z], 3, "wrench force")
             torque = finite_vector([msg.wrench.torque.x, msg.wrench.torque.y, msg.wrench.torque.z], 3, "wrench torque")
         except InputError as error:
-            self.get_logger().warning(f"ignored external wrench: {error}")
+            self.refusals.warning(str(error), f"ignored external wrench: {error}")
             return
         if np.any(force) or np.any(torque):
             self.wrenches[body] = ExternalLoad(body=body, force=force, moment=torque, frame=LoadFrame.BODY)
@@ -136,45 +127,92 @@ class SpaceRobotNode(GuardedNode):
     def _apply_loads(self) -> None:
         self.simulator.set_loads((*self.fixed_loads, *self.wrenches.values()), self.torques)
 
-    def tick(self) -> None:
-        """Advance by real_time_factor / publish_rate simulated seconds, in steps of at most time_step."""
-        steps = max(1, int(np.ceil(self.tick_duration / self.time_step - 1e-9)))
-        try:
-            for _ in range(steps):
-                self.simulator.step(self.tick_duration / steps)
-        except DiscreteRobotError as error:
-            self.get_logger().error(f"simulation step failed: {error}; joint torques and wrenches cleared, "
-                                    f"state kept at t = {self.simulator.time:.3f} s")
-            self.torques = np.zeros(self.robot.dof)
-            self.wrenches.clear()
-            self._apply_loads()
-            return
-        self.publish()
+    # ------------------------------------------------------------------------------------------ the world
 
-    def publish(self) -> None:
+    @property
+    def world_time(self) -> float:
+        return self.simulator.time
+
+    def advance_world(self, steps: int) -> None:
+        for _ in range(steps):
+            self.simulator.step(self.time_step)
+
+    def on_step_failed(self) -> None:
+        self.torques = np.zeros(self.robot.dof)
+        self.wrenches.clear()
+        self._apply_loads()
+
+    def _restart(self, state) -> None:
+        """Simulate from ``state`` on, at the current simulated time."""
+        simulator = Simulator(self.robot, state, (*self.fixed_loads, *self.wrenches.values()), self.torques)
+        simulator.time = self.simulator.time
+        self.simulator = simulator
+        self.start_momentum = simulator.sample().momentum
+
+    def reset_world(self) -> None:
+        self._restart(rest_state(self.robot))
+
+    def set_world_state(self, request) -> None:
+        current = self.simulator.sample()
+        names, joints = list(request.joint_state.name), list(self.robot.dof_names)
+        unknown = [name for name in names if name not in joints]
+        if unknown or len(set(names)) != len(names):
+            raise InputError(f"joint_state.name: unknown or repeated joint name(s) in {names}; the joints are "
+                             f"{joints}")
+        index = [joints.index(name) for name in names]
+        positions, rates = current.joint_positions.copy(), current.state.joint_rates.copy()
+        for field, target in (("position", positions), ("velocity", rates)):
+            values = getattr(request.joint_state, field)
+            if len(values):
+                target[index] = finite_vector(values, len(names), f"joint_state.{field}")
+        base = current.state
+        origin = self._base_pose(base)[1]
+        orientation, velocity, angular = base.base_orientation, base.base_velocity, base.base_angular_velocity
+        if request.set_base:
+            pose, twist = request.base_pose, request.base_twist
+            origin = finite_vector([pose.position.x, pose.position.y, pose.position.z], 3, "base_pose.position")
+            orientation = finite_vector([pose.orientation.w, pose.orientation.x, pose.orientation.y,
+                                         pose.orientation.z], 4, "base_pose.orientation")
+            velocity = finite_vector([twist.linear.x, twist.linear.y, twist.linear.z], 3, "base_twist.linear")
+            angular = finite_vector([twist.angular.x, twist.angular.y, twist.angular.z], 3, "base_twist.angular")
+        state = rest_state(self.robot, origin, orientation, positions)
+        rotation = state.base_rotation()
+        state = replace(state, base_position=origin + rotation @ self.robot.base_com, base_velocity=velocity,
+                        base_angular_velocity=angular, joint_rates=rates)
+        self._restart(state)
+
+    def publish_state(self, stamp) -> None:
         sample = self.simulator.sample()
-        stamp = self.get_clock().now().to_msg()
         self.joint_pub.publish(joint_state_msg(stamp, self.robot.dof_names, sample.joint_positions,
                                                effort=self.torques))
         pose = PoseStamped()
         pose.header.stamp = stamp
-        pose.header.frame_id = "world"
-        base_rotation = sample.state.base_rotation()
-        origin = sample.state.base_position - base_rotation @ self.robot.base_com
-        pose.pose = pose_msg(origin, sample.state.base_orientation)
+        pose.header.frame_id = WORLD_FRAME
+        pose.pose = pose_msg(self._base_pose(sample.state)[1], sample.state.base_orientation)
         self.pose_pub.publish(pose)
-        if self.tf_broadcaster is not None:
-            transform = TransformStamped(header=pose.header, child_frame_id=self.base_frame)
-            position = pose.pose.position
-            transform.transform.translation.x, transform.transform.translation.y = position.x, position.y
-            transform.transform.translation.z = position.z
-            transform.transform.rotation = pose.pose.orientation
-            self.tf_broadcaster.sendTransform(transform)
         momentum = sample.momentum
         data = np.concatenate([momentum.linear, momentum.angular, [momentum.kinetic_energy], momentum.center_of_mass])
         msg = Float64MultiArray(data=[float(v) for v in data])
         msg.layout.dim = [MultiArrayDimension(label=MOMENTUM_LABELS, size=len(data), stride=len(data))]
         self.momentum_pub.publish(msg)
+
+    def _base_pose(self, state) -> tuple[np.ndarray, np.ndarray]:
+        """The base frame's rotation and origin (m) in world; the state holds the base's CoM."""
+        rotation = state.base_rotation()
+        return rotation, state.base_position - rotation @ self.robot.base_com
+
+    def moving_transforms(self):
+        sample = self.simulator.sample()
+        rotation, origin = self._base_pose(sample.state)
+        return [FrameTransform(WORLD_FRAME, self.model.base.name, rotation, origin),
+                *joint_transforms(self.model, sample.joint_positions)]
+
+    def diagnostic_values(self) -> dict[str, float]:
+        now, start = self.simulator.sample().momentum, self.start_momentum
+        return {"kinetic_energy_J": now.kinetic_energy,
+                "kinetic_energy_change_J": now.kinetic_energy - start.kinetic_energy,
+                "linear_momentum_drift_kg_m_s": float(np.linalg.norm(now.linear - start.linear)),
+                "angular_momentum_drift_kg_m2_s": float(np.linalg.norm(now.angular - start.angular))}
 
 
 main = node_main(SpaceRobotNode)

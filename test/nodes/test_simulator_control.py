@@ -1,0 +1,119 @@
+"""What both simulators share, over DDS: /clock at the requested real-time factor (also with use_sim_time), one
+clock for the system, /tf with every link of both robots, pause / step / reset / set_state, /diagnostics."""
+
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.ros
+
+HANGING = [-np.pi / 2, 0.0]
+
+
+def _seconds(stamp) -> float:
+    return stamp.sec + stamp.nanosec * 1e-9
+
+
+def _clock_rate(ros, duration: float = 2.0) -> float:
+    """Simulated seconds per wall second, from /clock over ``duration``."""
+    from rosgraph_msgs.msg import Clock
+
+    samples = ros.collect("/clock", Clock, duration)
+    assert len(samples) > 5, "no /clock"
+    (wall0, first), (wall1, last) = samples[0], samples[-1]
+    return (_seconds(last.clock) - _seconds(first.clock)) / (wall1 - wall0)
+
+
+@pytest.mark.parametrize("factor", [0.5, 1.0, 3.0])
+def test_clock_advances_at_the_real_time_factor_with_use_sim_time_on(ros, factor):
+    from sensor_msgs.msg import JointState
+
+    ros.start("discrete_robot_node", params={"real_time_factor": factor, "use_sim_time": True})
+    ros.wait_for_message("joint_states", JointState, timeout=30.0)
+    rate = _clock_rate(ros)
+    assert rate == pytest.approx(factor, rel=0.1)
+
+
+def test_real_time_factor_zero_runs_as_fast_as_possible(ros):
+    from sensor_msgs.msg import JointState
+
+    ros.start("discrete_robot_node", params={"real_time_factor": 0.0})
+    ros.wait_for_message("joint_states", JointState, timeout=30.0)
+    assert _clock_rate(ros) > 2.0
+
+
+def test_pause_step_set_state_and_reset(ros):
+    from discrete_robot_interfaces.srv import SetSimulationState, StepSimulation
+    from rosgraph_msgs.msg import Clock
+    from sensor_msgs.msg import JointState
+    from std_srvs.srv import Trigger
+
+    node = ros.start("discrete_robot_node", params={"start_paused": True, "time_step": 0.02,
+                                                    "initial_positions": [0.3, 0.5]})
+    ros.wait_for_service(StepSimulation, "simulation/step", timeout=30.0)
+    ticks = ros.collect("/clock", Clock, 1.0)
+    assert {_seconds(m.clock) for _, m in ticks} <= {0.0}, "paused from the start: /clock stands still"
+
+    stepped = ros.call(StepSimulation, "simulation/step", StepSimulation.Request(steps=25))
+    assert stepped.success, stepped.message
+    assert _seconds(stepped.sim_time) == pytest.approx(25 * 0.02, abs=1e-9)
+    ticks = ros.collect("/clock", Clock, 0.5)
+    assert all(abs(_seconds(m.clock) - 0.5) < 1e-9 for _, m in ticks)
+    too_many = ros.call(StepSimulation, "simulation/step", StepSimulation.Request(steps=4_000_000_000))
+    assert not too_many.success and "steps" in too_many.message
+
+    before = ros.wait_for_message("joint_states", JointState, timeout=5.0)
+    request = SetSimulationState.Request()
+    request.joint_state = JointState(name=["joint2"], position=[-1.0], velocity=[])
+    assert ros.call(SetSimulationState, "simulation/set_state", request).success
+    state = ros.wait_for_message("joint_states", JointState, timeout=5.0,
+                                 predicate=lambda m: abs(m.position[1] + 1.0) < 1e-12)
+    assert state.position[0] == before.position[0]   # the joint not named keeps its position
+    request.joint_state = JointState(name=["elbow"], position=[0.0])
+    refused = ros.call(SetSimulationState, "simulation/set_state", request)
+    assert not refused.success and "elbow" in refused.message
+
+    assert ros.call(Trigger, "simulation/resume", Trigger.Request()).success
+    moving = ros.collect("/clock", Clock, 1.0)
+    assert _seconds(moving[-1][1].clock) > 0.8
+    assert ros.call(Trigger, "simulation/pause", Trigger.Request()).success
+    assert ros.call(Trigger, "simulation/reset", Trigger.Request()).success
+    final = ros.wait_for_message("joint_states", JointState, timeout=5.0)
+    assert list(final.position) == [0.3, 0.5] and list(final.velocity) == [0.0, 0.0]
+    assert _seconds(final.header.stamp) > 0.8   # simulated time goes on after a reset
+    assert node.alive()
+
+
+def test_tf_holds_every_link_of_both_robots_on_one_clock(ros):
+    import xml.etree.ElementTree as ET
+
+    from diagnostic_msgs.msg import DiagnosticArray
+    from sensor_msgs.msg import JointState
+    from std_msgs.msg import String
+    from tf2_msgs.msg import TFMessage
+
+    from discrete_robot.nodes.common import LATCHED_QOS
+
+    ros.start("discrete_robot_node")
+    ros.start("space_robot_node", params={"publish_clock": False})
+    ros.wait_for_message("space_robot/joint_states", JointState, timeout=30.0)
+    frames = set()
+    for _, message in ros.collect("/tf", TFMessage, 1.5):
+        frames |= {t.child_frame_id for t in message.transforms} | {t.header.frame_id for t in message.transforms}
+    static = ros.wait_for_message("/tf_static", TFMessage, qos=LATCHED_QOS, timeout=5.0,
+                                  predicate=lambda m: any(t.child_frame_id == "base_link" for t in m.transforms))
+    frames |= {t.child_frame_id for t in static.transforms}
+    expected = set()
+    for topic, prefix in (("robot_description", ""), ("space_robot/robot_description", "space_robot/")):
+        urdf = ET.fromstring(ros.wait_for_message(topic, String, qos=LATCHED_QOS, timeout=10.0).data)
+        expected |= {prefix + link.get("name") for link in urdf.iter("link") if link.get("name") != "world"}
+    assert expected <= frames, f"missing TF frames {sorted(expected - frames)}\n{ros.logs()}"
+
+    # one clock: the space robot's stamps are the arm's simulated time (it publishes no /clock of its own)
+    arm = ros.wait_for_message("joint_states", JointState)
+    space = ros.wait_for_message("space_robot/joint_states", JointState)
+    assert abs(_seconds(arm.header.stamp) - _seconds(space.header.stamp)) < 0.5
+    assert _seconds(space.header.stamp) > 0.5
+    status = ros.wait_for_message("/diagnostics", DiagnosticArray, timeout=5.0,
+                                  predicate=lambda m: "space_robot_node" in m.status[0].name).status[0]
+    values = {kv.key: float(kv.value) for kv in status.values}
+    assert values["angular_momentum_drift_kg_m2_s"] < 1e-9 and values["failed_steps"] == 0
