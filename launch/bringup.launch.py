@@ -1,11 +1,13 @@
 """The whole system: every capability launch file, one RViz.
 
 ros2 launch discrete_robot bringup.launch.py [model_file:=...] [rviz:=true] [use_sim_time:=false]
+    [publish_tf:=false]
 
 The planner and the simulator load the same arm model (model_file), so the
 planner -> joint_trajectory -> simulator -> joint_states -> robot_state_publisher
--> RViz chain is consistent. Each include runs in its own scope: their
-config_file arguments do not leak into each other.
+-> RViz chain is consistent. One clock: the arm's simulator publishes /clock and
+the space robot's follows it (publish_clock:=false). Each include runs in its own
+scope: their config_file arguments do not leak into each other.
 """
 
 from launch import LaunchDescription
@@ -14,16 +16,17 @@ from launch.substitutions import LaunchConfiguration
 
 from discrete_robot.ros.launch_support import package_file, rviz
 
+#: each include: the bringup arguments it forwards, and fixed arguments
 CAPABILITIES = {
-    "discrete_robot.launch.py": ("model_file",),
-    "trajectory_planner.launch.py": ("model_file",),
-    "space_robot.launch.py": (),
-    "push_predictor.launch.py": (),
+    "discrete_robot.launch.py": (("model_file", "publish_tf"), {}),
+    "trajectory_planner.launch.py": (("model_file",), {}),
+    "space_robot.launch.py": (("publish_tf",), {"publish_clock": "false"}),
+    "push_predictor.launch.py": ((), {}),
 }
 
 
-def include(launch_file: str, forwarded: tuple[str, ...]) -> GroupAction:
-    arguments = {"use_sim_time": LaunchConfiguration("use_sim_time"), "rviz": "false"}
+def include(launch_file: str, forwarded: tuple[str, ...], fixed: dict) -> GroupAction:
+    arguments = {"use_sim_time": LaunchConfiguration("use_sim_time"), "rviz": "false", **fixed}
     arguments.update({name: LaunchConfiguration(name) for name in forwarded})
     return GroupAction(scoped=True, forwarding=False, actions=[
         IncludeLaunchDescription(package_file("launch", launch_file), launch_arguments=arguments.items()),
@@ -34,8 +37,10 @@ def generate_launch_description():
     return LaunchDescription([
         DeclareLaunchArgument("model_file", default_value=package_file("config", "planar_2link.yaml"),
                               description="arm model for the simulator and the planner"),
-        DeclareLaunchArgument("use_sim_time", default_value="false", description="use /clock"),
+        DeclareLaunchArgument("use_sim_time", default_value="false", description="every node on /clock"),
+        DeclareLaunchArgument("publish_tf", default_value="false",
+                              description="the simulators publish every link's TF (no robot_state_publisher)"),
         DeclareLaunchArgument("rviz", default_value="true", description="start RViz"),
-        *(include(name, forwarded) for name, forwarded in CAPABILITIES.items()),
+        *(include(name, forwarded, fixed) for name, (forwarded, fixed) in CAPABILITIES.items()),
         rviz(),
     ])

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import rclpy
 from rclpy.executors import MultiThreadedExecutor
+from rclpy.parameter import Parameter
 from rclpy.utilities import remove_ros_args
 
 from discrete_robot.errors import DiscreteRobotError
@@ -30,13 +31,15 @@ from discrete_robot.nodes.common import init_with_stop_signal, shut_down, spin_u
 class Component:
     """One node of the system: its name (= console_scripts executable), config and launch file.
 
-    ``arm_model`` marks the nodes that load the arm model given as bringup's model file.
+    ``arm_model`` marks the nodes that load the arm model given as bringup's model file; ``overrides`` are
+    parameters set on top of the config file, as bringup.launch.py sets them.
     """
 
     node: str
     config: str
     launch_file: str
     arm_model: bool = False
+    overrides: tuple[tuple[str, object], ...] = ()
 
     @property
     def module(self) -> str:
@@ -51,7 +54,8 @@ class Component:
 COMPONENTS = (
     Component("discrete_robot_node", "discrete_robot.yaml", "discrete_robot.launch.py", arm_model=True),
     Component("trajectory_planner_node", "trajectory_planner.yaml", "trajectory_planner.launch.py", arm_model=True),
-    Component("space_robot_node", "space_robot.yaml", "space_robot.launch.py"),
+    # One clock for the system: the arm's simulator publishes /clock, the space robot follows it.
+    Component("space_robot_node", "space_robot.yaml", "space_robot.launch.py", overrides=(("publish_clock", False),)),
     Component("push_predictor_node", "push_predictor.yaml", "push_predictor.launch.py"),
 )
 
@@ -61,7 +65,8 @@ def start_nodes(components, logger) -> list:
     nodes = []
     for component in components:
         try:
-            nodes.append(component.node_class()())
+            overrides = [Parameter(name, value=value) for name, value in component.overrides]
+            nodes.append(component.node_class()(parameter_overrides=overrides))
             logger.info(f"started {component.node}")
         except (DiscreteRobotError, ImportError, StopIteration) as error:
             logger.error(f"{component.node} failed to start: {error}")

@@ -12,7 +12,8 @@ provides its world through a few hooks (:meth:`~SimulatorNode.advance_world`, ``
   on that clock. Every message a simulator publishes is stamped with its simulated time.
 - **TF** (``publish_tf``): the pose of every URDF link on ``/tf`` each tick and the fixed joints once on
   ``/tf_static``, frames named as in the URDF with ``frame_prefix`` (``world``, the inertial frame both
-  robots share, is never prefixed).
+  robots share, is never prefixed). A floating base's ``world`` -> base is published either way
+  (robot_state_publisher, which otherwise publishes the links from joint_states, cannot know it).
 - **Control services** under ``<control_namespace>/``: ``pause``, ``resume``, ``reset`` (std_srvs/Trigger),
   ``step`` (discrete_robot_interfaces/StepSimulation, while paused) and ``set_state``
   (discrete_robot_interfaces/SetSimulationState). ``start_paused`` starts the world paused. Reset restores the
@@ -135,6 +136,11 @@ class SimulatorNode(GuardedNode):
         """The transforms of /tf at the current state."""
         raise NotImplementedError
 
+    def base_transforms(self) -> Sequence[FrameTransform]:
+        """Transforms published on /tf even without ``publish_tf``: a floating base's world pose, which
+        robot_state_publisher cannot compute."""
+        return []
+
     def static_transforms(self) -> Sequence[FrameTransform]:
         """The transforms of /tf_static."""
         return []
@@ -165,7 +171,8 @@ class SimulatorNode(GuardedNode):
         self.clock_pub = None if self.follow_clock else self.create_publisher(ClockMsg, "/clock", CLOCK_QOS)
         if self.follow_clock:
             self.create_subscription(ClockMsg, "/clock", self._on_clock, CLOCK_QOS)
-        self.tf_pub = self.create_publisher(TFMessage, "/tf", STATE_QOS) if values["publish_tf"] else None
+        self.publish_tf = values["publish_tf"]
+        self.tf_pub = self.create_publisher(TFMessage, "/tf", STATE_QOS)
         if values["publish_tf"] and self.static_transforms():
             static = self.create_publisher(TFMessage, "/tf_static", LATCHED_QOS)
             stamp = time_msg(self.world_time)
@@ -253,9 +260,9 @@ class SimulatorNode(GuardedNode):
         if self.clock_pub is not None:
             self.clock_pub.publish(ClockMsg(clock=stamp))
         self.publish_state(stamp)
-        if tf and self.tf_pub is not None:
-            self.tf_pub.publish(TFMessage(transforms=[transform_msg(stamp, t, self.frame_prefix)
-                                                      for t in self.moving_transforms()]))
+        transforms = [*self.base_transforms(), *(self.moving_transforms() if self.publish_tf else [])]
+        if tf and transforms:
+            self.tf_pub.publish(TFMessage(transforms=[transform_msg(stamp, t, self.frame_prefix) for t in transforms]))
 
     def publish_diagnostics(self) -> None:
         now, sim_now = time.monotonic(), self.world_time

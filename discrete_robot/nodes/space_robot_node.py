@@ -201,11 +201,12 @@ class SpaceRobotNode(SimulatorNode):
         rotation = state.base_rotation()
         return rotation, state.base_position - rotation @ self.robot.base_com
 
+    def base_transforms(self):
+        rotation, origin = self._base_pose(self.simulator.sample().state)
+        return [FrameTransform(WORLD_FRAME, self.model.base.name, rotation, origin)]
+
     def moving_transforms(self):
-        sample = self.simulator.sample()
-        rotation, origin = self._base_pose(sample.state)
-        return [FrameTransform(WORLD_FRAME, self.model.base.name, rotation, origin),
-                *joint_transforms(self.model, sample.joint_positions)]
+        return joint_transforms(self.model, self.simulator.sample().joint_positions)
 
     def diagnostic_values(self) -> dict[str, float]:
         now, start = self.simulator.sample().momentum, self.start_momentum

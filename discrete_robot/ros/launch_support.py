@@ -6,7 +6,7 @@ RViz shows is always the robot that is simulated.
 """
 
 from launch.actions import DeclareLaunchArgument, OpaqueFunction
-from launch.conditions import IfCondition
+from launch.conditions import IfCondition, UnlessCondition
 from launch.substitutions import LaunchConfiguration, PathJoinSubstitution
 from launch_ros.actions import Node
 from launch_ros.substitutions import FindPackageShare
@@ -20,12 +20,16 @@ def package_file(*parts: str) -> PathJoinSubstitution:
 
 
 def common_arguments(config_file: str, model_file: str | None = None) -> list[DeclareLaunchArgument]:
-    """The arguments every capability launch file takes: config_file, use_sim_time, rviz (and model_file)."""
+    """The arguments every capability launch file takes: config_file, use_sim_time, publish_tf, rviz (and
+    model_file)."""
     arguments = [
         DeclareLaunchArgument("config_file", default_value=package_file("config", config_file),
                               description="YAML file with the node's parameters"),
         DeclareLaunchArgument("use_sim_time", default_value="false",
-                              description="use /clock (only when a simulator publishes it)"),
+                              description="every node on /clock (the simulators publish it)"),
+        DeclareLaunchArgument("publish_tf", default_value="false",
+                              description="true: the simulator publishes every link's TF and robot_state_publisher "
+                                          "is not started; false: robot_state_publisher does it"),
         DeclareLaunchArgument("rviz", default_value="false", description="start RViz with the shipped config"),
     ]
     if model_file is not None:
@@ -40,8 +44,14 @@ def node_parameters(*overrides: str) -> list:
     return [LaunchConfiguration("config_file"), values]
 
 
+def simulator_parameters(*overrides: str) -> list:
+    """A simulator's parameters: node_parameters plus publish_tf and the named launch arguments."""
+    return node_parameters("publish_tf", *overrides)
+
+
 def robot_state_publisher(namespace: str = "", frame_prefix: str = "") -> OpaqueFunction:
-    """robot_state_publisher fed the URDF generated from the launch argument model_file."""
+    """robot_state_publisher fed the URDF generated from the launch argument model_file, unless the simulator
+    publishes the TF itself (launch argument publish_tf)."""
 
     def create(context):
         from discrete_robot.model.description import load_model
@@ -51,7 +61,8 @@ def robot_state_publisher(namespace: str = "", frame_prefix: str = "") -> Opaque
         return [Node(package="robot_state_publisher", executable="robot_state_publisher", namespace=namespace,
                      output="screen",
                      parameters=[{"robot_description": urdf, "frame_prefix": frame_prefix,
-                                  "use_sim_time": LaunchConfiguration("use_sim_time")}])]
+                                  "use_sim_time": LaunchConfiguration("use_sim_time")}],
+                     condition=UnlessCondition(LaunchConfiguration("publish_tf")))]
 
     return OpaqueFunction(function=create)
 

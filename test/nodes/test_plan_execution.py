@@ -73,3 +73,42 @@ def test_discrete_robot_node_follows_the_plan_to_the_goal(ros):
     planned = interp1d(plan_t, plan_q, axis=0)(np.clip(t[during] - start_time, 0.0, plan_t[-1]))
     assert np.max(np.abs(q[during] - planned)) < TRACKING_TOLERANCE
     assert simulator.alive() and planner.alive()
+
+
+def test_a_full_torque_plan_executed_through_the_action_ends_at_the_goal_within_the_limits(ros):
+    """The plan's efforts are the feedforward: at 100 % of the torque limits the arm follows the plan closely
+    and ends within 0.02 rad of the goal; the applied efforts never exceed the model's limits."""
+    from action_msgs.msg import GoalStatus
+    from control_msgs.action import FollowJointTrajectory
+    from discrete_robot_interfaces.srv import PlanTrajectory
+    from sensor_msgs.msg import JointState
+    from std_srvs.srv import Trigger
+
+    from discrete_robot.model.description import load_model, package_config_path
+
+    limits = load_model(package_config_path("planar_2link.yaml")).effort_limits
+    simulator = ros.start("discrete_robot_node", params={"initial_positions": START, "time_step": 0.002,
+                                                          "publish_rate": 50.0, "start_paused": True})
+    ros.start("trajectory_planner_node", params={"grid_points": 200})
+    ros.wait_for_message("joint_states", JointState, timeout=30.0)
+    request = PlanTrajectory.Request(joint_names=["joint1", "joint2"], waypoints=[_point(START), _point(GOAL)],
+                                     max_effort=list(limits), method="min_time")
+    plan = ros.call(PlanTrajectory, "plan_trajectory", request, timeout=60.0)
+    assert plan.success, plan.message
+    states, feedback = [], []
+    subscription = ros.node.create_subscription(JointState, "joint_states", states.append, 100)
+    goal = FollowJointTrajectory.Goal(trajectory=plan.trajectory)
+    handle = ros.send_goal(FollowJointTrajectory, "joint_trajectory_controller/follow_joint_trajectory", goal,
+                           feedback=feedback.append)
+    assert ros.call(Trigger, "simulation/resume", Trigger.Request()).success   # the goal starts from rest
+    response = ros.goal_result(handle, plan.duration + 30.0)
+    ros.node.destroy_subscription(subscription)
+    assert response.status == GoalStatus.STATUS_SUCCEEDED, response.result.error_string
+    final = ros.wait_for_message("joint_states", JointState)
+    assert np.abs(np.subtract(final.position, GOAL)).max() < 0.02
+    efforts = np.array([s.effort for s in states])
+    assert np.all(np.abs(efforts) <= limits + 1e-9), "an applied effort exceeded the model's limits"
+    tracking = max(np.abs(f.error.positions).max() for f in feedback)
+    print(f"largest tracking error {tracking:.4f} rad over {len(feedback)} feedback messages")
+    assert tracking < 0.02
+    assert simulator.alive()

@@ -39,13 +39,15 @@ def launched_nodes(path: Path) -> list[dict]:
         if keyword(call, "package") != "discrete_robot":
             continue
         overrides = [ast.literal_eval(a) for c in literal_calls(path, "node_parameters") for a in c.args]
+        simulator = literal_calls(path, "simulator_parameters")
+        overrides += [ast.literal_eval(a) for c in simulator for a in c.args] + (["publish_tf"] if simulator else [])
         nodes.append({"executable": keyword(call, "executable"), "name": keyword(call, "name"),
                       "config": configs[0] if configs else None, "overrides": overrides})
     return nodes
 
 
-def bringup_includes() -> dict[str, tuple[str, ...]]:
-    """bringup.launch.py's CAPABILITIES: included launch file -> launch arguments forwarded to it."""
+def bringup_includes() -> dict[str, tuple[tuple[str, ...], dict]]:
+    """bringup.launch.py's CAPABILITIES: included launch file -> (launch arguments forwarded, fixed arguments)."""
     tree = ast.parse((REPO / "launch" / "bringup.launch.py").read_text())
     return ast.literal_eval(next(n.value for n in ast.walk(tree)
                                  if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", None) == "CAPABILITIES"))
@@ -143,5 +145,17 @@ def test_launch_file_builds_with_a_real_launch_install(path):
 
 
 def test_bringup_gives_the_arm_model_to_the_same_nodes_as_the_launch_file():
-    with_model = {name for name, forwarded in bringup_includes().items() if "model_file" in forwarded}
+    with_model = {name for name, (forwarded, _) in bringup_includes().items() if "model_file" in forwarded}
     assert with_model == {c.launch_file for c in COMPONENTS if c.arm_model}
+
+
+def test_bringup_has_one_clock_in_the_launch_file_and_the_composed_bringup():
+    """Exactly one simulator publishes /clock; the other follows it, in both ways of starting the system."""
+    fixed = {name: arguments for name, (_, arguments) in bringup_includes().items()}
+    assert fixed["space_robot.launch.py"] == {"publish_clock": "false"}
+    declared = {ast.literal_eval(call.args[0]) for call in literal_calls(REPO / "launch" / "space_robot.launch.py",
+                                                                          "DeclareLaunchArgument")}
+    assert "publish_clock" in declared
+    composed = {c.node: dict(c.overrides) for c in COMPONENTS}
+    assert composed["space_robot_node"] == {"publish_clock": False}
+    assert composed["discrete_robot_node"].get("publish_clock", True)
