@@ -4,9 +4,10 @@ Each experiment talks to running nodes (the composed bringup or a launch),
 returns a summary dict and writes its plots; :func:`run` wraps any of them
 with an MCAP recording of every topic and a summary.json.
 
-- ``plan-execute``: plan a minimum-time motion with ``plan_trajectory``; the
-  planner publishes it on ``joint_trajectory`` and ``discrete_robot_node``
-  executes it; compares the executed joint states with the plan.
+- ``plan-execute``: plan a minimum-time motion with ``plan_trajectory`` and
+  execute it through ``discrete_robot_node``'s FollowJointTrajectory action (a
+  goal that arrives while the planner's published copy already runs preempts
+  it); compares the executed joint states with the plan.
 - ``space``: the space robot under the paper's loads: base pose and joints.
 - ``push-sweep``: ``simulate_push`` for a sweep of contact offsets.
 """
@@ -22,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 from builtin_interfaces.msg import Duration
+from control_msgs.action import FollowJointTrajectory
 from discrete_robot_interfaces.srv import PlanTrajectory, SimulatePush
 from geometry_msgs.msg import Point, Pose2D, PoseStamped
 from sensor_msgs.msg import JointState
@@ -45,6 +47,8 @@ SETTLE_TIME = 2.0  # s the arm holds the start before the planned motion
 TORQUE_MARGIN = 0.9  # share of the torque limits the plan may use
 AT_REST_SPEED = 1e-3  # rad/s: every joint slower than this counts as having stopped
 MAX_OVERTIME = 20.0  # s the arm may take beyond the plan (and 2 s of settling) to stop
+ACTION = "joint_trajectory_controller/follow_joint_trajectory"
+GOAL_TIME_TOLERANCE = 3.0  # s after the plan's end to come within the simulator's goal tolerance (0.02 rad)
 
 
 @dataclass(frozen=True)
@@ -93,22 +97,23 @@ def plan_execute(session: RosSession, output_dir: Path, progress: tqdm) -> dict:
     names = list(session.wait_for_message("joint_states", JointState, timeout=20.0).name)
     urdf = session.wait_for_message("robot_description", String, timeout=20.0, qos=LATCHED_QOS).data
     max_effort = [TORQUE_MARGIN * limit for limit in urdf_effort_limits(urdf, names)]
-    session.publish("joint_trajectory", JointTrajectory(joint_names=names, points=[_point(PLAN_START, 0.1)]))
-    _spin_with_progress(session, progress, SETTLE_TIME)
+    settle = FollowJointTrajectory.Goal(trajectory=JointTrajectory(joint_names=names,
+                                                                   points=[_point(PLAN_START, SETTLE_TIME)]))
+    _execute(session, settle, SETTLE_TIME + MAX_OVERTIME)
     request = PlanTrajectory.Request(joint_names=names, waypoints=[_point(PLAN_START), _point(PLAN_GOAL)],
                                      max_effort=max_effort, method="min_time")
-    states = []
-    subscription = session.node.create_subscription(JointState, "joint_states", states.append, 10)
     response = session.call(PlanTrajectory, "plan_trajectory", request, timeout=60.0)
-    t0 = session.node.get_clock().now().nanoseconds * 1e-9  # the simulator starts tracking on receipt
     if not response.success:
-        session.node.destroy_subscription(subscription)
         raise ExperimentError(f"plan_trajectory failed: {response.message}")
-    _spin_with_progress(session, progress, response.duration + 2.0)
-    # A simulator slower than real time (a loaded machine) runs the motion in slow motion: wait for it to end.
-    session.spin_until(lambda: bool(states) and np.max(np.abs(states[-1].velocity)) < AT_REST_SPEED, MAX_OVERTIME)
+    states, feedback = [], []
+    subscription = session.node.create_subscription(JointState, "joint_states", states.append, 10)
+    goal = FollowJointTrajectory.Goal(trajectory=response.trajectory,
+                                      goal_time_tolerance=Duration(sec=int(GOAL_TIME_TOLERANCE)))
+    result = _execute(session, goal, response.duration + MAX_OVERTIME, feedback.append)
+    progress.update(int(response.duration))
     session.node.destroy_subscription(subscription)
-
+    # the goal's start in simulated time: a feedback's stamp less its time from the start
+    t0 = _stamp(feedback[0]) - duration_seconds(feedback[0].actual.time_from_start) if feedback else _stamp(states[0])
     plan = response.trajectory
     plan_t = np.array([duration_seconds(p.time_from_start) for p in plan.points])
     plan_q = np.array([p.positions for p in plan.points])
@@ -131,7 +136,22 @@ def plan_execute(session: RosSession, output_dir: Path, progress: tqdm) -> dict:
         axis.legend(fontsize=8)
     plot = save_figure(fig, output_dir, "plan_execute")
     return {"planned_duration_s": response.duration, "plan_points": len(plan.points), "max_effort": max_effort,
-            "final_position_error_rad": final_error, "joint_states_received": len(states), "plot": plot}
+            "final_position_error_rad": final_error, "joint_states_received": len(states),
+            "action_error_code": result.error_code, "action_error_string": result.error_string,
+            "largest_tracking_error_rad": max((float(np.abs(f.error.positions).max()) for f in feedback), default=0.0),
+            "plot": plot}
+
+
+def _execute(session: RosSession, goal, timeout: float, feedback=None):
+    """Send ``goal`` to the arm's FollowJointTrajectory action and wait for its result (ExperimentError unless
+    it succeeds)."""
+    handle = session.send_goal(FollowJointTrajectory, ACTION, goal, feedback=feedback)
+    if not handle.accepted:
+        raise ExperimentError(f"{ACTION} rejected the goal")
+    result = session.goal_result(handle, timeout).result
+    if result.error_code != FollowJointTrajectory.Result.SUCCESSFUL:
+        raise ExperimentError(f"{ACTION} failed ({result.error_code}): {result.error_string}")
+    return result
 
 
 def space(session: RosSession, output_dir: Path, progress: tqdm, seconds: float = 10.0) -> dict:
