@@ -28,6 +28,7 @@ from discrete_robot_interfaces.srv import PlanTrajectory, SimulatePush
 from geometry_msgs.msg import Point, Pose2D, PoseStamped
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
+from std_srvs.srv import Trigger
 from tqdm import tqdm
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
@@ -48,6 +49,7 @@ TORQUE_MARGIN = 0.9  # share of the torque limits the plan may use
 AT_REST_SPEED = 1e-3  # rad/s: every joint slower than this counts as having stopped
 MAX_OVERTIME = 20.0  # s the arm may take beyond the plan (and 2 s of settling) to stop
 ACTION = "joint_trajectory_controller/follow_joint_trajectory"
+TOPIC_COPY_WAIT = 0.5  # s for the planner's published copy of a plan to reach the paused simulator
 GOAL_TIME_TOLERANCE = 3.0  # s after the plan's end to come within the simulator's goal tolerance (0.02 rad)
 
 
@@ -102,14 +104,21 @@ def plan_execute(session: RosSession, output_dir: Path, progress: tqdm) -> dict:
     _execute(session, settle, SETTLE_TIME + MAX_OVERTIME)
     request = PlanTrajectory.Request(joint_names=names, waypoints=[_point(PLAN_START), _point(PLAN_GOAL)],
                                      max_effort=max_effort, method="min_time")
+    # Paused while planning: the planner also publishes the plan on joint_trajectory, and that copy (in
+    # whatever order DDS delivers it) must arrive before the goal that replaces it, with the arm still at rest.
+    session.call(Trigger, "simulation/pause", Trigger.Request())
     response = session.call(PlanTrajectory, "plan_trajectory", request, timeout=60.0)
     if not response.success:
+        session.call(Trigger, "simulation/resume", Trigger.Request())
         raise ExperimentError(f"plan_trajectory failed: {response.message}")
+    session.spin_until(lambda: False, TOPIC_COPY_WAIT)
     states, feedback = [], []
     subscription = session.node.create_subscription(JointState, "joint_states", states.append, 10)
     goal = FollowJointTrajectory.Goal(trajectory=response.trajectory,
                                       goal_time_tolerance=Duration(sec=int(GOAL_TIME_TOLERANCE)))
-    result = _execute(session, goal, response.duration + MAX_OVERTIME, feedback.append)
+    handle = session.send_goal(FollowJointTrajectory, ACTION, goal, feedback=feedback.append)
+    session.call(Trigger, "simulation/resume", Trigger.Request())
+    result = _result(session, handle, response.duration + MAX_OVERTIME)
     progress.update(int(response.duration))
     session.node.destroy_subscription(subscription)
     # the goal's start in simulated time: a feedback's stamp less its time from the start
@@ -145,7 +154,11 @@ def plan_execute(session: RosSession, output_dir: Path, progress: tqdm) -> dict:
 def _execute(session: RosSession, goal, timeout: float, feedback=None):
     """Send ``goal`` to the arm's FollowJointTrajectory action and wait for its result (ExperimentError unless
     it succeeds)."""
-    handle = session.send_goal(FollowJointTrajectory, ACTION, goal, feedback=feedback)
+    return _result(session, session.send_goal(FollowJointTrajectory, ACTION, goal, feedback=feedback), timeout)
+
+
+def _result(session: RosSession, handle, timeout: float):
+    """The result of a sent goal; ExperimentError unless it was accepted and succeeded."""
     if not handle.accepted:
         raise ExperimentError(f"{ACTION} rejected the goal")
     result = session.goal_result(handle, timeout).result
