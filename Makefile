@@ -6,7 +6,7 @@ export RMW_IMPLEMENTATION ?= rmw_fastrtps_cpp
 export PATH := $(VENV)/bin:$(PATH)
 export PYTHONUNBUFFERED := 1
 
-.PHONY: setup test demo bench fuzz lint clean
+.PHONY: setup test demo bench fuzz soak lint clean
 
 setup:
 	@scripts/setup_env.sh
@@ -23,6 +23,9 @@ bench: setup
 
 fuzz: setup
 	$(PYTHON) scripts/fuzz.py --cases 5000 --output results/fuzz.json
+
+soak: setup
+	$(PYTHON) scripts/soak.py --space-steps 1000000 --arm-steps 1000000 --requests 10000 --output results/soak.json
 
 lint: setup
 	$(VENV)/bin/ruff check .
