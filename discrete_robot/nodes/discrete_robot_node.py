@@ -67,7 +67,7 @@ from discrete_robot.nodes.common import (
     positive,
     seconds_to_duration_fields,
 )
-from discrete_robot.nodes.simulator import SimulatorNode, simulator_parameters
+from discrete_robot.nodes.simulator import SimulatorNode, merged_joint_state, simulator_parameters
 from discrete_robot.validation import finite_vector, per_joint_values
 
 DEFAULT_MODEL = "planar_2link.yaml"
@@ -332,20 +332,9 @@ class DiscreteRobotNode(SimulatorNode):
         self.energy0 = self.simulation.energy()
 
     def set_world_state(self, request) -> None:
-        state = request.joint_state
         if request.set_base:
             raise InputError("set_base: this robot's base is fixed")
-        names = list(state.name)
-        unknown = [name for name in names if name not in self.joints]
-        if unknown or len(set(names)) != len(names):
-            raise InputError(f"joint_state.name: unknown or repeated joint name(s) in {names}; the joints are "
-                             f"{list(self.joints)}")
-        index = [self.joints.index(name) for name in names]
-        q, qd = self.simulation.q.copy(), self.simulation.qd.copy()
-        for field, target in (("position", q), ("velocity", qd)):
-            values = getattr(state, field)
-            if len(values):
-                target[index] = finite_vector(values, len(names), f"joint_state.{field}")
+        q, qd = merged_joint_state(self.joints, request.joint_state, self.simulation.q, self.simulation.qd)
         self.on_step_failed()
         self.simulation.reset(q, qd)
         self.energy0 = self.simulation.energy()

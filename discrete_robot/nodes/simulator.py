@@ -36,7 +36,7 @@ from rosgraph_msgs.msg import Clock as ClockMsg
 from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
 
-from discrete_robot.errors import DiscreteRobotError
+from discrete_robot.errors import DiscreteRobotError, InputError
 from discrete_robot.model.urdf import WORLD_FRAME, FrameTransform
 from discrete_robot.nodes.common import (
     LATCHED_QOS,
@@ -47,8 +47,9 @@ from discrete_robot.nodes.common import (
     one_of,
     positive,
     quaternion_msg,
+    seconds_to_duration_fields,
 )
-from discrete_robot.validation import bounded_count
+from discrete_robot.validation import bounded_count, finite_vector
 
 #: /clock: best effort would lose ticks; volatile, as Gazebo's bridge publishes it
 CLOCK_QOS = STATE_QOS
@@ -81,8 +82,25 @@ def simulator_parameters(time_step: float, publish_rate: float) -> list[Paramete
 
 def time_msg(seconds: float) -> Time:
     """Simulated seconds -> builtin_interfaces/Time (nanosecond resolution)."""
-    nanoseconds = int(round(seconds * 1e9))
-    return Time(sec=nanoseconds // 1_000_000_000, nanosec=nanoseconds % 1_000_000_000)
+    sec, nanosec = seconds_to_duration_fields(seconds, "simulated time")
+    return Time(sec=sec, nanosec=nanosec)
+
+
+def merged_joint_state(joints: Sequence[str], state, positions: np.ndarray, velocities: np.ndarray):
+    """``positions`` and ``velocities`` (the joints' current values, ``joints`` order) with the entries a
+    sensor_msgs/JointState names replaced by its finite values (an empty field keeps them); InputError naming
+    the field for unknown or repeated names, wrong lengths or non-finite values."""
+    joints, names = list(joints), list(state.name)
+    unknown = [name for name in names if name not in joints]
+    if unknown or len(set(names)) != len(names):
+        raise InputError(f"joint_state.name: unknown or repeated joint name(s) in {names}; the joints are {joints}")
+    index = [joints.index(name) for name in names]
+    positions, velocities = positions.copy(), velocities.copy()
+    for field, target in (("position", positions), ("velocity", velocities)):
+        values = getattr(state, field)
+        if len(values):
+            target[index] = finite_vector(values, len(names), f"joint_state.{field}")
+    return positions, velocities
 
 
 def transform_msg(stamp: Time, transform: FrameTransform, prefix: str) -> TransformStamped:
@@ -196,7 +214,7 @@ class SimulatorNode(GuardedNode):
     def _on_clock(self, msg: ClockMsg) -> None:
         self._followed_time = msg.clock.sec + msg.clock.nanosec * 1e-9
 
-    def steps_due(self, tick_start: float) -> int:
+    def steps_due(self) -> int:
         """Whole steps this tick owes the world: by the real-time factor, or up to the followed /clock."""
         if self.follow_clock:
             if self._followed_time is None:
@@ -218,7 +236,7 @@ class SimulatorNode(GuardedNode):
             self.publish_all(tf=False)
             return
         start = time.perf_counter()
-        steps = self.steps_due(start)
+        steps = self.steps_due()
         if steps < 0:
             deadline = start + AS_FAST_AS_POSSIBLE_SHARE / self.publish_rate
             while time.perf_counter() < deadline and not self.paused:

@@ -48,7 +48,7 @@ from discrete_robot.nodes.common import (
     node_main,
     pose_msg,
 )
-from discrete_robot.nodes.simulator import SimulatorNode, simulator_parameters
+from discrete_robot.nodes.simulator import SimulatorNode, merged_joint_state, simulator_parameters
 from discrete_robot.space.loads import ExternalLoad, LoadFrame, paper_loads
 from discrete_robot.space.robot import SpaceRobot
 from discrete_robot.space.simulation import Simulator
@@ -154,17 +154,8 @@ class SpaceRobotNode(SimulatorNode):
 
     def set_world_state(self, request) -> None:
         current = self.simulator.sample()
-        names, joints = list(request.joint_state.name), list(self.robot.dof_names)
-        unknown = [name for name in names if name not in joints]
-        if unknown or len(set(names)) != len(names):
-            raise InputError(f"joint_state.name: unknown or repeated joint name(s) in {names}; the joints are "
-                             f"{joints}")
-        index = [joints.index(name) for name in names]
-        positions, rates = current.joint_positions.copy(), current.state.joint_rates.copy()
-        for field, target in (("position", positions), ("velocity", rates)):
-            values = getattr(request.joint_state, field)
-            if len(values):
-                target[index] = finite_vector(values, len(names), f"joint_state.{field}")
+        positions, rates = merged_joint_state(self.robot.dof_names, request.joint_state, current.joint_positions,
+                                              current.state.joint_rates)
         base = current.state
         origin = self._base_pose(base)[1]
         orientation, velocity, angular = base.base_orientation, base.base_velocity, base.base_angular_velocity
