@@ -34,6 +34,10 @@ round-off, ε |a| |q̇|/Δt, mapped through |J⁻¹|: with an ill-conditioned a(
 lies above ``tol``); a step that does not converge within ``max_iter`` from any starting
 guess raises :class:`ConvergenceError`.
 
+Joint damping and Coulomb friction (:mod:`.dissipation`) enter as a force F_d(Δq/Δt) held over the step,
+added to F; its Jacobian adds −½ dF_d/dv̄ on the diagonal. The energy identity then makes T + V fall by
+exactly the dissipated work.
+
 Every configuration-dependent quantity of a step is evaluated at the 2n path vertices
 in one call when the system is ``vectorized`` (as :class:`RigidBodySystem` is).
 """
@@ -44,6 +48,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from discrete_robot.discrete.dissipation import Dissipation
 from discrete_robot.discrete.partial_difference import SMALL_STEP, DifferencePaths, PathOperator, quotients
 from discrete_robot.errors import ConvergenceError, InputError
 from discrete_robot.model.lagrangian import LagrangianSystem
@@ -138,11 +143,13 @@ class DiscreteDynamicModel:
 
     ``tol``: Newton stops when the update of q̇(k+1) is below tol × the velocity scale
     (max |q̇| at k and k+1, or the velocity change the forces can cause); ``max_iter`` bounds the
-    iterations; ``small_step`` (rad or m) is where D_r switches to the derivative form.
+    iterations; ``small_step`` (rad or m) is where D_r switches to the derivative form; ``dissipation``:
+    joint damping and friction (None = a conservative system).
     """
 
     def __init__(self, system: LagrangianSystem, operator: PathOperator = PathOperator.SYMMETRIC,
-                 tol: float = 1e-14, max_iter: int = 50, small_step: float = SMALL_STEP):
+                 tol: float = 1e-14, max_iter: int = 50, small_step: float = SMALL_STEP,
+                 dissipation: Dissipation | None = None):
         if not isinstance(system, LagrangianSystem):
             raise InputError(f"{type(system).__name__} does not implement the LagrangianSystem protocol")
         if not 0.0 < tol < 1e-3:
@@ -156,6 +163,10 @@ class DiscreteDynamicModel:
         self.tol = float(tol)
         self.max_iter = int(max_iter)
         self.small_step = float(small_step)
+        if dissipation is not None and (dissipation.damping.shape != (system.dof,)
+                                        or dissipation.friction.shape != (system.dof,)):
+            raise InputError(f"dissipation: expected {system.dof} damping and friction values")
+        self.dissipation = dissipation
         self.paths = DifferencePaths(system.dof, self.operator)
         self._eval = _Evaluations(system)
 
@@ -210,11 +221,15 @@ class DiscreteDynamicModel:
         tiny = np.abs(terms.dq) < _TINY_STEP
         E = (paths.differences(gradient * paths.moved) - np.diag(Df)) / np.where(tiny, 1.0, terms.dq)[:, None]
         E[tiny] = 0.0
-        return (terms.a1 / dt + 0.5 * (da[0, n] @ qd1).T - 0.5 * np.einsum("rik,i->rk", terms.Da, qd0)
-                + 0.5 * dt * E)
+        jacobian = (terms.a1 / dt + 0.5 * (da[0, n] @ qd1).T - 0.5 * np.einsum("rik,i->rk", terms.Da, qd0)
+                    + 0.5 * dt * E)
+        if self.dissipation is not None:
+            jacobian[np.diag_indices(n)] -= 0.5 * self.dissipation.force_slopes(terms.dq / dt)
+        return jacobian
 
     def generalized_forces(self, q0, qd0, q1, qd1, dt) -> np.ndarray:
-        """The forces F (N m or N) held over the step that take (q0, q̇0) to (q1, q̇1): explicit inverse dynamics.
+        """The applied forces F (N m or N) held over the step that take (q0, q̇0) to (q1, q̇1): explicit inverse
+        dynamics (what the joints' own dissipation contributes is not part of F).
 
         The states must satisfy the smoothing formula q1 = q0 + Δt (q̇0 + q̇1)/2 (InputError otherwise).
         """
@@ -226,7 +241,11 @@ class DiscreteDynamicModel:
         if np.any(np.abs(mismatch) > allowed):
             raise InputError("q1 must equal q0 + dt (qd0 + qd1)/2 (smoothing formula); mismatch "
                              f"{mismatch.tolist()}")
-        return self._terms(q0, qd0, q1, qd1, dt).lhs
+        return self._terms(q0, qd0, q1, qd1, dt).lhs - self._dissipative(q1 - q0, dt)
+
+    def _dissipative(self, dq: np.ndarray, dt: float) -> np.ndarray:
+        """The joints' damping and friction force at the step's mean velocity Δq/Δt (zero without dissipation)."""
+        return np.zeros_like(dq) if self.dissipation is None else self.dissipation.forces(dq / dt)
 
     def _predict(self, q0, qd0, F, dt) -> np.ndarray:
         """q̇(k+1) ≈ q̇(k) + Δt q̈(k) from the continuous equations a q̈ = F − (∂a/∂q q̇) q̇ + ½ q̇ᵀ ∂a/∂q q̇ − ∂V/∂q."""
@@ -234,7 +253,7 @@ class DiscreteDynamicModel:
         dM = np.asarray(system.mass_matrix_derivatives(q0))
         dMqd = np.einsum("kij,k->ij", dM, qd0)
         bias = dMqd @ qd0 - 0.5 * np.einsum("kij,i,j->k", dM, qd0, qd0) + system.potential_gradient(q0)
-        return qd0 + dt * np.linalg.solve(system.mass_matrix(q0), F - bias)
+        return qd0 + dt * np.linalg.solve(system.mass_matrix(q0), F + self._dissipative(qd0 * dt, dt) - bias)
 
     def step(self, q0, qd0, F, dt, guess=None) -> StepResult:
         """One implicit step (q(k), q̇(k)) -> (q(k+1), q̇(k+1)) under forces F held over the step.
@@ -251,7 +270,7 @@ class DiscreteDynamicModel:
 
     def _residual(self, q0, qd0, F, dt, qd1, derivatives: bool = False) -> tuple[np.ndarray, _Terms]:
         terms = self._terms(q0, qd0, q0 + 0.5 * dt * (qd0 + qd1), qd1, dt, derivatives)
-        return terms.lhs - F, terms
+        return terms.lhs - F - self._dissipative(terms.dq, dt), terms
 
     def _solve(self, q0, qd0, F, dt, guesses) -> StepResult:
         """Newton from each guess in turn until one converges (a guess can lie outside Newton's basin
@@ -273,6 +292,12 @@ class DiscreteDynamicModel:
         for iteration in range(1, self.max_iter + 1):
             refresh = inverse is None or update > _CHORD_UPDATE * scale
             residual, terms = self._residual(q0, qd0, F, dt, qd1, derivatives=refresh)
+            load = np.abs(F) + np.abs(self._dissipative(terms.dq, dt))
+            roundoff = terms.noise + _EPS * load
+            if self.dissipation is not None:
+                # v̄ = Δq/Δt carries the round-off of q itself, ε |q| / Δt, which the force law's slope amplifies
+                slopes = np.abs(self.dissipation.force_slopes(terms.dq / dt))
+                roundoff = roundoff + _EPS * slopes * (np.abs(q0) + np.abs(terms.dq)) / dt
             if refresh:
                 # an explicit inverse: n is small, and chord steps then cost one matrix-vector product
                 try:
@@ -283,21 +308,22 @@ class DiscreteDynamicModel:
                     raise ConvergenceError("non-finite Newton Jacobian")
             if forced is None:
                 # the velocity change the potential and applied forces alone cause over the step
-                forced = float(np.max(np.abs(inverse @ (np.abs(terms.DV) + np.abs(F)))))
+                forced = float(np.max(np.abs(inverse @ (np.abs(terms.DV) + load))))
             delta = -inverse @ residual
             qd1 = qd1 + delta
             if not np.all(np.isfinite(qd1)):
                 raise ConvergenceError(f"Newton diverged to non-finite velocities after {iteration} iterations")
             previous, update = update, float(np.max(np.abs(delta)))
-            growing = growing + 1 if update > previous else 0
+            # stalled at the round-off floor (above tol when a(q) is ill-conditioned): no update can do better,
+            # and updates below it may grow or shrink at random
+            floor = _FLOOR_FACTOR * float(np.max(np.abs(inverse) @ roundoff))
+            growing = growing + 1 if update > previous and update > floor else 0
             if growing >= 3:
                 raise ConvergenceError(f"Newton diverging (update {update:.3e} rad/s growing since 3 iterations)")
             scale = max(float(np.max(np.abs(qd0))), float(np.max(np.abs(qd1))), forced, np.finfo(float).tiny)
             ratio = update / previous
             # the error left after this update is about update · ratio / (1 − ratio) while the iteration contracts
             remaining = update * ratio / (1.0 - ratio) if iteration > 1 and ratio < 0.5 else update
-            # stalled at the round-off floor (above tol when a(q) is ill-conditioned): no update can do better
-            floor = _FLOOR_FACTOR * float(np.max(np.abs(inverse) @ (terms.noise + _EPS * np.abs(F))))
             stalled = iteration > 1 and ratio >= 0.5 and update <= floor
             if remaining <= self.tol * scale or stalled:
                 q1 = q0 + 0.5 * dt * (qd0 + qd1)

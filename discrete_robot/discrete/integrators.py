@@ -7,7 +7,11 @@
 * ``RK45``: scipy's adaptive Dormand–Prince 4(5) over each step with tight tolerances
   (rtol 1e-10, atol 1e-12), the conventional reference for comparison.
 
-The generalised force τ (N m or N) is held constant over each step in all three.
+The generalised force τ (N m or N) is held constant over each step in all three. Joint damping and
+friction (:mod:`.dissipation`), when the model has them, are evaluated at the step's mean velocity by the
+discrete model (so its energy balance stays exact), at the step's start velocity by the variational
+integrator (explicit: the midpoint rule's implicit solve has no slot for a velocity-dependent force), and
+continuously by RK45.
 """
 
 from typing import Protocol
@@ -17,6 +21,7 @@ from scipy.integrate import solve_ivp
 from scipy.linalg import cho_factor, cho_solve
 
 from discrete_robot.discrete import IntegratorKind
+from discrete_robot.discrete.dissipation import Dissipation
 from discrete_robot.discrete.dynamic_model import DiscreteDynamicModel
 from discrete_robot.discrete.partial_difference import PathOperator
 from discrete_robot.errors import ConvergenceError, InputError
@@ -48,35 +53,45 @@ def accelerations(system: LagrangianSystem, q: np.ndarray, qd: np.ndarray, tau: 
 
 
 class DiscreteStepper:
-    """The discrete dynamic robot model, one implicit step per call."""
+    """The discrete dynamic robot model, one implicit step per call; ``iterations``: the last step's Newton
+    iterations."""
 
-    def __init__(self, system: LagrangianSystem, operator: PathOperator = PathOperator.SYMMETRIC):
-        self.model = DiscreteDynamicModel(system, operator)
+    def __init__(self, system: LagrangianSystem, operator: PathOperator = PathOperator.SYMMETRIC,
+                 dissipation: Dissipation | None = None):
+        self.model = DiscreteDynamicModel(system, operator, dissipation=dissipation)
+        self.iterations = 0
 
     def step(self, q, qd, tau, h):
         result = self.model.step(q, qd, tau, h)
+        self.iterations = result.iterations
         return result.q, result.qd
+
+
+def _with_dissipation(dissipation: Dissipation | None, tau: np.ndarray, qd: np.ndarray) -> np.ndarray:
+    return tau if dissipation is None else tau + dissipation.forces(qd)
 
 
 class VariationalStepper:
     """The midpoint variational integrator; p = M(q) q̇ in, q̇ = M(q)⁻¹ p out."""
 
-    def __init__(self, system: LagrangianSystem):
+    def __init__(self, system: LagrangianSystem, dissipation: Dissipation | None = None):
         self.system = system
+        self.dissipation = dissipation
         self.integrator = MidpointVariationalIntegrator(system)
 
     def step(self, q, qd, tau, h):
-        q = np.asarray(q, dtype=float)
-        p = self.system.mass_matrix(q) @ np.asarray(qd, dtype=float)
-        q1, p1 = self.integrator.step(q, p, h, force=tau)
+        q, qd = np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
+        p = self.system.mass_matrix(q) @ qd
+        q1, p1 = self.integrator.step(q, p, h, force=_with_dissipation(self.dissipation, tau, qd))
         return q1, cho_solve(cho_factor(self.system.mass_matrix(q1)), p1)
 
 
 class RK45Stepper:
     """scipy's RK45 (Dormand–Prince) over [0, h] on the first-order form y = (q, q̇)."""
 
-    def __init__(self, system: LagrangianSystem, rtol: float = RK45_RTOL, atol: float = RK45_ATOL):
-        self.system, self.rtol, self.atol = system, rtol, atol
+    def __init__(self, system: LagrangianSystem, rtol: float = RK45_RTOL, atol: float = RK45_ATOL,
+                 dissipation: Dissipation | None = None):
+        self.system, self.rtol, self.atol, self.dissipation = system, rtol, atol, dissipation
 
     def step(self, q, qd, tau, h):
         n = self.system.dof
@@ -88,7 +103,8 @@ class RK45Stepper:
             raise InputError(f"time step must be a positive finite number of seconds, got {h}")
 
         def rhs(t, y):
-            return np.concatenate([y[n:], accelerations(self.system, y[:n], y[n:], tau)])
+            force = _with_dissipation(self.dissipation, tau, y[n:])
+            return np.concatenate([y[n:], accelerations(self.system, y[:n], y[n:], force)])
 
         solution = solve_ivp(rhs, (0.0, h), np.concatenate([q, qd]), method="RK45", rtol=self.rtol, atol=self.atol)
         if not solution.success:
@@ -96,14 +112,14 @@ class RK45Stepper:
         return solution.y[:n, -1], solution.y[n:, -1]
 
 
-def make_stepper(kind, system: LagrangianSystem) -> Stepper:
-    """The stepper of ``kind`` (an IntegratorKind or its value) for ``system``."""
+def make_stepper(kind, system: LagrangianSystem, dissipation: Dissipation | None = None) -> Stepper:
+    """The stepper of ``kind`` (an IntegratorKind or its value) for ``system`` with joint ``dissipation``."""
     try:
         kind = IntegratorKind(kind)
     except ValueError:
         raise InputError(f"integrator must be one of {[k.value for k in IntegratorKind]}, got {kind!r}") from None
     if kind is IntegratorKind.DISCRETE:
-        return DiscreteStepper(system)
+        return DiscreteStepper(system, dissipation=dissipation)
     if kind is IntegratorKind.VARIATIONAL:
-        return VariationalStepper(system)
-    return RK45Stepper(system)
+        return VariationalStepper(system, dissipation)
+    return RK45Stepper(system, dissipation=dissipation)

@@ -7,6 +7,10 @@ A step whose implicit solve does not converge is retried as 2, 4, ... up to
 2^SUBSTEP_HALVINGS sub-steps (the discrete model conserves energy on each: an undamped arm
 that has fallen and whips its light wrist at ~80 rad/s needs them at h = 0.05 s); if that
 fails too, ConvergenceError is raised and the state is left as it was before the step.
+
+After each step, joints past their position limits are stopped by a plastic impact
+(:mod:`.joint_stops`: the kinetic energy of the stopped motion is removed, ``stop_energy`` sums it);
+joint damping and friction (:mod:`.dissipation`) act inside the integrator.
 """
 
 import logging
@@ -14,7 +18,9 @@ from collections.abc import Callable
 
 import numpy as np
 
+from discrete_robot.discrete.dissipation import Dissipation
 from discrete_robot.discrete.integrators import IntegratorKind, make_stepper
+from discrete_robot.discrete.joint_stops import beyond_limits, stop_at_limits
 from discrete_robot.errors import ConvergenceError, InputError
 from discrete_robot.model.lagrangian import LagrangianSystem, total_energy
 
@@ -25,9 +31,15 @@ TorqueFunction = Callable[[float, np.ndarray, np.ndarray], np.ndarray]
 
 
 class FixedStepSimulation:
-    """State (q, q̇) at simulated time ``time`` (s), stepped by ``time_step`` with the chosen integrator."""
+    """State (q, q̇) at simulated time ``time`` (s), stepped by ``time_step`` with the chosen integrator.
 
-    def __init__(self, system: LagrangianSystem, kind: IntegratorKind | str, time_step: float, q0, qd0):
+    ``lower``/``upper``: position limits enforced as stops (None = unbounded); ``dissipation``: joint damping
+    and friction; ``joint_names`` name joints in error messages. ``newton_iterations`` counts the discrete
+    model's iterations over all steps.
+    """
+
+    def __init__(self, system: LagrangianSystem, kind: IntegratorKind | str, time_step: float, q0, qd0,
+                 lower=None, upper=None, dissipation: Dissipation | None = None, joint_names=None):
         if not (np.isfinite(time_step) and time_step > 0.0):
             raise InputError(f"time_step must be a positive number of seconds, got {time_step}")
         n = system.dof
@@ -37,10 +49,17 @@ class FixedStepSimulation:
                 raise InputError(f"{name}: expected {n} finite values, got {value.tolist()}")
         self.system = system
         self.kind = IntegratorKind(kind)
-        self.stepper = make_stepper(self.kind, system)
+        self.stepper = make_stepper(self.kind, system, dissipation)
+        self.lower = np.full(n, -np.inf) if lower is None else np.asarray(lower, dtype=float)
+        self.upper = np.full(n, np.inf) if upper is None else np.asarray(upper, dtype=float)
+        if self.lower.shape != (n,) or self.upper.shape != (n,) or np.any(self.lower > self.upper):
+            raise InputError(f"position limits: expected {n} lower <= upper values")
+        self.joint_names = [f"joint {i}" for i in range(n)] if joint_names is None else list(joint_names)
         self.time_step = float(time_step)
         self.time = 0.0
         self.tau = np.zeros(n)
+        self.stop_energy = 0.0
+        self.newton_iterations = 0
         self._carried = 0.0
 
     def energy(self) -> float:
@@ -59,13 +78,25 @@ class FixedStepSimulation:
         """Advance by ``count`` steps; ConvergenceError leaves the state of the last step that worked."""
         for _ in range(count):
             tau = np.asarray(torques(self.time, self.q, self.qd), dtype=float)
-            self.q, self.qd = self._step(self.q, self.qd, tau)
+            q, qd = self._step(self.q, self.qd, tau)
+            if beyond_limits(q, self.lower, self.upper):
+                stop = stop_at_limits(self.system.mass_matrix(np.clip(q, self.lower, self.upper)), q, qd,
+                                      self.lower, self.upper)
+                q, qd = stop.q, stop.qd
+                self.stop_energy += stop.removed_energy
+            self.q, self.qd = q, qd
             self.tau = tau
             self.time += self.time_step
 
     def reset(self, q0, qd0) -> None:
-        """Restore the state (q0, q̇0); the time goes on."""
-        self.q, self.qd = np.array(q0, dtype=float), np.array(qd0, dtype=float)
+        """Restore the state (q0, q̇0); the time goes on. InputError for positions outside the limits."""
+        q0 = np.array(q0, dtype=float)
+        outside = np.flatnonzero((q0 < self.lower) | (q0 > self.upper))
+        if outside.size:
+            i = int(outside[0])
+            raise InputError(f"position of {self.joint_names[i]} ({q0[i]:g}) is outside its limits "
+                             f"[{self.lower[i]:g}, {self.upper[i]:g}]")
+        self.q, self.qd = q0, np.array(qd0, dtype=float)
         self.tau = np.zeros_like(self.q)
 
     def _step(self, q, qd, tau):
@@ -76,6 +107,7 @@ class FixedStepSimulation:
                 q1, qd1 = q, qd
                 for _ in range(count):
                     q1, qd1 = self.stepper.step(q1, qd1, tau, self.time_step / count)
+                    self.newton_iterations += getattr(self.stepper, "iterations", 0)
                 if halvings:
                     LOGGER.info("step at t = %.3f s needed %d sub-steps", self.time, count)
                 return q1, qd1

@@ -53,7 +53,8 @@ _DEFAULT_AXES = {
 
 @dataclass(frozen=True, eq=False)
 class Joint:
-    """A joint: its DOF axes (unit, joint frame), placement in the parent frame and per-DOF limits.
+    """A joint: its DOF axes (unit, joint frame), placement in the parent frame, per-DOF limits and
+    dissipation (viscous damping, N m s/rad or N s/m; Coulomb friction, N m or N; URDF ``<dynamics>``).
 
     ``origin`` (m) and ``rotation`` place the joint frame in the parent link's frame at zero
     joint coordinates; DOF k rotates about (or, prismatic, slides along) ``axes[k]`` expressed in
@@ -70,6 +71,8 @@ class Joint:
     velocity: np.ndarray
     effort: np.ndarray
     initial: np.ndarray
+    damping: np.ndarray
+    friction: np.ndarray
 
     @property
     def ndof(self) -> int:
@@ -183,6 +186,16 @@ class RobotModel:
     def effort_limits(self) -> np.ndarray:
         """Torque/force limits, shape (dof,), N m or N (inf when unlimited)."""
         return self._stacked("effort")
+
+    @functools.cached_property
+    def damping(self) -> np.ndarray:
+        """Viscous damping coefficients, shape (dof,), N m s/rad or N s/m (0 = none)."""
+        return self._stacked("damping")
+
+    @functools.cached_property
+    def friction(self) -> np.ndarray:
+        """Coulomb friction torques/forces, shape (dof,), N m or N (0 = none)."""
+        return self._stacked("friction")
 
     @functools.cached_property
     def initial_positions(self) -> np.ndarray:
@@ -310,7 +323,8 @@ def _link(raw, number: int, where: str, tips: dict, base_name: str) -> Link:
 def _joint(raw, where: str, default_origin: np.ndarray) -> Joint:
     if not isinstance(raw, dict):
         raise ModelError(f"{where}: 'joint' must be a mapping")
-    _known_keys(raw, {"name", "type", "axis", "axes", "origin", "rpy", "limits", "initial"}, f"{where}: joint")
+    _known_keys(raw, {"name", "type", "axis", "axes", "origin", "rpy", "limits", "dynamics", "initial"},
+                f"{where}: joint")
     name = raw.get("name")
     if not isinstance(name, str) or not name:
         raise ModelError(f"{where}: joint 'name' must be a non-empty string")
@@ -355,7 +369,23 @@ def _joint(raw, where: str, default_origin: np.ndarray) -> Joint:
     if np.any(initial < lower) or np.any(initial > upper):
         raise ModelError(f"{here}: initial {initial.tolist()} is outside the limits "
                          f"[{lower.tolist()}, {upper.tolist()}]")
-    return Joint(name, kind, axes / norms[:, None], origin, rotation, lower, upper, velocity, effort, initial)
+    damping, friction = _dynamics(raw.get("dynamics", {}) or {}, ndof, here)
+    return Joint(name, kind, axes / norms[:, None], origin, rotation, lower, upper, velocity, effort, initial,
+                 damping, friction)
+
+
+def _dynamics(raw, ndof: int, here: str) -> tuple[np.ndarray, np.ndarray]:
+    """(damping, friction) per DOF from a joint's ``dynamics`` mapping (URDF ``<dynamics>``), default 0."""
+    if not isinstance(raw, dict):
+        raise ModelError(f"{here}: 'dynamics' must be a mapping")
+    _known_keys(raw, {"damping", "friction"}, f"{here}: dynamics")
+    values = []
+    for field in ("damping", "friction"):
+        value = _per_dof(raw.get(field, [0.0] * ndof), ndof, f"{here}: dynamics.{field}", allow_inf=False)
+        if np.any(value < 0.0):
+            raise ModelError(f"{here}: dynamics.{field} must be >= 0, got {value.tolist()}")
+        values.append(value)
+    return values[0], values[1]
 
 
 def _geometry(raw, where: str) -> dict | None:

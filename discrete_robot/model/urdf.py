@@ -108,6 +108,9 @@ def _joint(robot: ET.Element, name: str, kind: JointType, parent: str, child: st
     if urdf_type != "continuous":
         limit.update(lower=_limit_value(joint.lower[index]), upper=_limit_value(joint.upper[index]))
     ET.SubElement(element, "limit", limit)
+    if joint.damping[index] > 0.0 or joint.friction[index] > 0.0:
+        ET.SubElement(element, "dynamics", damping=repr(float(joint.damping[index])),
+                      friction=repr(float(joint.friction[index])))
 
 
 def to_urdf(model: RobotModel) -> str:

@@ -38,6 +38,7 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64, Float64MultiArray, String
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
+from discrete_robot.discrete.dissipation import Dissipation
 from discrete_robot.discrete.execution import (
     ErrorCode,
     JointTolerance,
@@ -137,7 +138,9 @@ class DiscreteRobotNode(SimulatorNode):
         self.qd0 = per_joint_values(values["initial_velocities"], np.zeros(model.dof), "initial_velocities",
                                     self.joints)
         self.simulation = FixedStepSimulation(self.system, values["integrator"], values["time_step"], self.q0,
-                                              self.qd0)
+                                              self.qd0, model.lower, model.upper, Dissipation.from_model(model),
+                                              self.joints)
+        self._diagnosed = (0, 0.0)  # Newton iterations and simulated time at the last diagnostics
         self.energy0 = self.simulation.energy()
         self.gains = {name: values[name] for name in ("kp", "kd")}
         self.effort = np.zeros(model.dof)
@@ -352,8 +355,14 @@ class DiscreteRobotNode(SimulatorNode):
         return fixed_transforms(self.model)
 
     def diagnostic_values(self) -> dict[str, float]:
-        energy = self.simulation.energy()
-        return {"energy_J": energy, "energy_change_since_start_J": energy - self.energy0}
+        sim = self.simulation
+        energy = sim.energy()
+        iterations, time = self._diagnosed
+        steps = round((sim.time - time) / sim.time_step)
+        self._diagnosed = (sim.newton_iterations, sim.time)
+        return {"energy_J": energy, "energy_change_since_start_J": energy - self.energy0,
+                "energy_removed_by_joint_stops_J": sim.stop_energy,
+                "newton_iterations_per_step": (sim.newton_iterations - iterations) / steps if steps else 0.0}
 
 
 def _result(code: ErrorCode, message: str):
