@@ -286,15 +286,16 @@ class GuardedNode(Node):
         return guarded
 
     def create_service(self, srv_type, srv_name, callback, **kwargs):
+        """A service whose callback (plain or coroutine) is guarded: an exception is answered with the reason,
+        and a success response with a NaN or infinity is refused naming the field."""
         kwargs.setdefault("qos_profile", SERVICE_QOS)
 
-        def handle(request, response):
-            try:
-                response = callback(request, response)
-            except Exception as error:  # noqa: BLE001  (answered with the reason instead of no answer)
-                reason = describe_failure(srv_name, error)
-                self.refusals.warning(srv_name, f"{srv_name} refused: {reason}")
-                return refuse(srv_type.Response(), reason)
+        def failed(error: Exception):
+            reason = describe_failure(srv_name, error)
+            self.refusals.warning(srv_name, f"{srv_name} refused: {reason}")
+            return refuse(srv_type.Response(), reason)
+
+        def checked(response):
             if getattr(response, "success", False):
                 field = first_non_finite(response)
                 if field is not None:
@@ -302,6 +303,21 @@ class GuardedNode(Node):
                     self.refusals.warning(srv_name, reason)
                     return refuse(srv_type.Response(), reason)
             return response
+
+        if inspect.iscoroutinefunction(callback):
+            async def handle_coroutine(request, response):
+                try:
+                    return checked(await callback(request, response))
+                except Exception as error:  # noqa: BLE001  (answered with the reason instead of no answer)
+                    return failed(error)
+
+            return super().create_service(srv_type, srv_name, handle_coroutine, **kwargs)
+
+        def handle(request, response):
+            try:
+                return checked(callback(request, response))
+            except Exception as error:  # noqa: BLE001  (answered with the reason instead of no answer)
+                return failed(error)
 
         return super().create_service(srv_type, srv_name, handle, **kwargs)
 

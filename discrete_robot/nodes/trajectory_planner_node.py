@@ -11,13 +11,25 @@ Services
   limits that cannot hold the arm against gravity, unknown method) gives success=false and the reason;
   the node keeps serving.
 
+Planning from the arm's state: the node follows ``joint_states``; a request that omits the start
+(``from_current_state``, or a single waypoint) plans from the arm's measured positions, a request whose
+first waypoint lies more than ``start_tolerance`` from them is refused with the distance, and so is any
+request while the arm moves faster than ``rest_tolerance`` (plans start at rest).
+
+Execution: with ``execute`` the plan is sent as a goal to ``<controller_name>/follow_joint_trajectory``
+(control_msgs/FollowJointTrajectory) and the service answers when the result arrives: success only if the
+goal succeeded, ``execution_error_code`` its error code, the trajectory's header.stamp the simulated time at
+which execution began (from the first feedback). A server that does not answer within ``execution_timeout``
+wall-clock seconds beyond the plan's duration has the goal canceled and the request fails.
+
 Publishes
-- ``joint_trajectory`` (trajectory_msgs/JointTrajectory, reliable, volatile): every successful plan, which
-  ``discrete_robot_node`` executes.
+- ``joint_trajectory`` (trajectory_msgs/JointTrajectory, reliable, volatile): every successful plan that is
+  not executed through the action, which ``discrete_robot_node`` executes (``publish_plans``).
 
 Parameters: ``model_file`` (default the shipped config/planar_2link.yaml), ``grid_points``, ``smooth``,
-``default_time_step``, ``max_min_effort_steps``, ``max_waypoints``, ``max_duration``, ``request_timeout``
-(config/trajectory_planner.yaml). The planning itself is
+``default_time_step``, ``max_min_effort_steps``, ``max_waypoints``, ``max_duration``, ``request_timeout``,
+``start_tolerance``, ``rest_tolerance``, ``publish_plans``, ``controller_name``, ``goal_time_tolerance``,
+``execution_timeout`` (config/trajectory_planner.yaml). The planning itself is
 :class:`discrete_robot.planning.planner.TrajectoryPlanner`.
 
 Bounded work: a request with more than ``max_waypoints`` waypoints is refused, and planning stops after
@@ -26,24 +38,32 @@ its own callback group, so a long plan never blocks its parameter services, and 
 (the planner polls :data:`discrete_robot.budget.STOP`).
 """
 
+import numpy as np
 from builtin_interfaces.msg import Duration
+from control_msgs.action import FollowJointTrajectory
 from discrete_robot_interfaces.srv import PlanTrajectory
-from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
+from rclpy.action import ActionClient
+from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
+from rclpy.clock import Clock, ClockType
+from rclpy.task import Future
+from sensor_msgs.msg import JointState
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from discrete_robot.budget import limited
-from discrete_robot.errors import DiscreteRobotError
+from discrete_robot.errors import DiscreteRobotError, InputError
 from discrete_robot.model.description import load_model, package_config_path
 from discrete_robot.nodes.common import (
     STATE_QOS,
     GuardedNode,
     ParameterSpec,
     declare_parameters,
+    duration_seconds,
     node_main,
     positive,
     seconds_to_duration_fields,
 )
-from discrete_robot.planning.planner import PlannedTrajectory, PlannerSettings, TrajectoryPlanner
+from discrete_robot.planning.planner import ArmState, PlannedTrajectory, PlannerSettings, TrajectoryPlanner
+from discrete_robot.validation import finite_vector
 
 DEFAULT_MODEL = "planar_2link.yaml"
 
@@ -64,7 +84,22 @@ PARAMETERS = [
                   "meant)", check=positive, value_range=(1.0, 1e6), read_only=True),
     ParameterSpec("request_timeout", 10.0, "wall-clock budget of one request, s; planning stops after it and the "
                   "request is refused", check=positive, value_range=(0.01, 600.0)),
+    ParameterSpec("start_tolerance", 0.05, "largest distance of a request's first waypoint from the arm's "
+                  "joint_states, rad or m", check=positive, value_range=(1e-6, 1e3), read_only=True),
+    ParameterSpec("rest_tolerance", 0.05, "fastest joint speed in joint_states still taken as at rest for a "
+                  "plan's start, rad/s or m/s", check=positive, value_range=(1e-6, 1e3), read_only=True),
+    ParameterSpec("publish_plans", True, "publish plans that are not executed through the action on "
+                  "joint_trajectory"),
+    ParameterSpec("controller_name", "joint_trajectory_controller", "execute: the action is "
+                  "<controller_name>/follow_joint_trajectory", read_only=True),
+    ParameterSpec("goal_time_tolerance", 1.0, "execute: the goal's goal_time_tolerance, s", check=positive,
+                  value_range=(0.0, 60.0)),
+    ParameterSpec("execution_timeout", 30.0, "execute: wall-clock seconds beyond the plan's duration to wait for "
+                  "the result before canceling", check=positive, value_range=(0.1, 3600.0)),
 ]
+
+#: wall-clock seconds to wait for the FollowJointTrajectory server to be discovered
+SERVER_WAIT_S = 2.0
 
 
 def trajectory_msg(plan: PlannedTrajectory) -> JointTrajectory:
@@ -79,8 +114,22 @@ def trajectory_msg(plan: PlannedTrajectory) -> JointTrajectory:
     return msg
 
 
+def arm_state(msg: JointState, joints) -> ArmState:
+    """The arm's state in the model's joint order from a JointState naming every joint (velocities default 0)."""
+    index = {name: i for i, name in enumerate(msg.name)}
+    missing = [name for name in joints if name not in index]
+    if missing or len(msg.position) != len(msg.name) or len(msg.velocity) not in (0, len(msg.name)):
+        raise InputError(f"joint_states: expected positions (and velocities) for {list(joints)}, got names "
+                         f"{list(msg.name)} with {len(msg.position)} positions, {len(msg.velocity)} velocities")
+    order = [index[name] for name in joints]
+    positions = finite_vector(np.asarray(msg.position)[order], len(joints), "joint_states.position")
+    velocities = (np.zeros(len(joints)) if len(msg.velocity) == 0 else
+                  finite_vector(np.asarray(msg.velocity)[order], len(joints), "joint_states.velocity"))
+    return ArmState(positions, velocities)
+
+
 class TrajectoryPlannerNode(GuardedNode):
-    """Serves plan_trajectory for one robot model and publishes each plan on joint_trajectory."""
+    """Serves plan_trajectory for one robot model: plans, then publishes the plan or executes it."""
 
     NODE_NAME = "trajectory_planner_node"
     MULTI_THREADED = True
@@ -94,21 +143,34 @@ class TrajectoryPlannerNode(GuardedNode):
         settings = PlannerSettings(grid_points=values["grid_points"], smooth=values["smooth"],
                                    time_step=values["default_time_step"],
                                    max_min_effort_steps=values["max_min_effort_steps"],
-                                   max_waypoints=values["max_waypoints"], max_duration=values["max_duration"])
+                                   max_waypoints=values["max_waypoints"], max_duration=values["max_duration"],
+                                   start_tolerance=values["start_tolerance"],
+                                   rest_tolerance=values["rest_tolerance"])
         self.planner = TrajectoryPlanner(model, settings)
+        self.current: ArmState | None = None
         self.trajectory_pub = self.create_publisher(JointTrajectory, "joint_trajectory", STATE_QOS)
+        self.create_subscription(JointState, "joint_states", self.on_joint_states, STATE_QOS)
         self.add_post_set_parameters_callback(
             lambda parameters: self.values.update({p.name: p.value for p in parameters}))
+        # the action's responses must be served while the service callback awaits them
+        self.action = f"{values['controller_name']}/follow_joint_trajectory"
+        self.action_client = ActionClient(self, FollowJointTrajectory, self.action,
+                                          callback_group=ReentrantCallbackGroup())
+        self.steady = Clock(clock_type=ClockType.STEADY_TIME)
         self.create_service(PlanTrajectory, "plan_trajectory", self.on_plan,
                             callback_group=MutuallyExclusiveCallbackGroup())
         self.get_logger().info(f"planning for '{model.name}' ({', '.join(model.joint_names)}) from {path}")
 
-    def on_plan(self, request: PlanTrajectory.Request, response: PlanTrajectory.Response):
+    def on_joint_states(self, msg: JointState) -> None:
+        self.current = arm_state(msg, self.planner.joint_names)
+
+    async def on_plan(self, request: PlanTrajectory.Request, response: PlanTrajectory.Response):
         try:
             with limited(self.values["request_timeout"]):
                 plan = self.planner.plan([p.positions for p in request.waypoints], request.joint_names,
                                          request.max_effort, request.max_velocity, request.method, request.duration,
-                                         request.time_step_hint)
+                                         request.time_step_hint, current=self.current,
+                                         from_current_state=request.from_current_state)
             response.trajectory = trajectory_msg(plan)
         except DiscreteRobotError as error:
             response.success = False
@@ -120,9 +182,64 @@ class TrajectoryPlannerNode(GuardedNode):
         response.message = (f"{plan.method.value}: {plan.duration:.4f} s, {len(plan.t)} points "
                             + ", ".join(f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {v}"
                                         for k, v in plan.details.items()))
-        self.trajectory_pub.publish(response.trajectory)
         self.get_logger().info(f"planned {response.message}")
+        if request.execute:
+            return await self._execute(response)
+        if self.values["publish_plans"]:
+            self.trajectory_pub.publish(response.trajectory)
         return response
+
+    async def _execute(self, response: PlanTrajectory.Response) -> PlanTrajectory.Response:
+        """Send the plan as a FollowJointTrajectory goal and fill in its outcome (module docstring)."""
+        action = self.action
+        if not self.action_client.wait_for_server(timeout_sec=SERVER_WAIT_S):
+            return _failed(response, f"execute: no FollowJointTrajectory server at {action}")
+        sec, nanosec = seconds_to_duration_fields(self.values["goal_time_tolerance"], "goal_time_tolerance")
+        goal = FollowJointTrajectory.Goal(trajectory=response.trajectory,
+                                          goal_time_tolerance=Duration(sec=sec, nanosec=nanosec))
+        started: list[float] = []
+
+        def on_feedback(message) -> None:
+            if not started:
+                feedback = message.feedback
+                started.append(duration_seconds(feedback.header.stamp)
+                               - duration_seconds(feedback.actual.time_from_start))
+
+        handle = await self.action_client.send_goal_async(goal, feedback_callback=on_feedback)
+        if not handle.accepted:
+            return _failed(response, f"execute: {action} rejected the goal")
+        result = await self._within(handle.get_result_async(), response.duration + self.values["execution_timeout"])
+        if result is None:
+            await handle.cancel_goal_async()
+            return _failed(response, f"execute: no result from {action} within {response.duration:.3g} s + "
+                                     f"execution_timeout = {self.values['execution_timeout']:g} s; goal canceled")
+        outcome = result.result
+        response.execution_error_code = outcome.error_code
+        if started:
+            sec, nanosec = seconds_to_duration_fields(started[0], "execution start")
+            response.trajectory.header.stamp.sec, response.trajectory.header.stamp.nanosec = sec, nanosec
+        if outcome.error_code != FollowJointTrajectory.Result.SUCCESSFUL:
+            return _failed(response, f"execute: {action} failed (error_code {outcome.error_code}): "
+                                     f"{outcome.error_string}")
+        response.message += f"; executed: {outcome.error_string or 'SUCCESSFUL'}"
+        return response
+
+    async def _within(self, future: Future, seconds: float):
+        """``future``'s result, or None when ``seconds`` of wall-clock time pass first (a steady-clock timer: the
+        node's clock may be simulated time)."""
+        first = Future()
+        future.add_done_callback(lambda done: first.done() or first.set_result(done.result()))
+        timer = self.create_timer(seconds, lambda: first.done() or first.set_result(None), clock=self.steady)
+        try:
+            return await first
+        finally:
+            self.destroy_timer(timer)
+
+
+def _failed(response: PlanTrajectory.Response, reason: str) -> PlanTrajectory.Response:
+    response.success = False
+    response.message = reason
+    return response
 
 
 main = node_main(TrajectoryPlannerNode)

@@ -70,10 +70,10 @@ class JointLimits:
     def dof(self) -> int:
         return len(self.joint_names)
 
-    def check_positions(self, positions, what: str = "waypoint") -> None:
-        """Raise InfeasibleError naming the first point and joint outside [lower, upper]."""
+    def check_positions(self, positions, what: str = "waypoint", slack: float = 0.0) -> None:
+        """Raise InfeasibleError naming the first point and joint outside [lower − slack, upper + slack]."""
         points = np.atleast_2d(np.asarray(positions, dtype=float))
-        outside = (points < self.lower) | (points > self.upper)
+        outside = (points < self.lower - slack) | (points > self.upper + slack)
         if np.any(outside):
             i, r = (int(v) for v in np.argwhere(outside)[0])
             raise InfeasibleError(

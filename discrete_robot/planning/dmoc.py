@@ -263,12 +263,30 @@ class _EliminatedForces:
         return np.einsum("m,mrc->rc", self.rest, derivative.reshape(self.n_steps + 1, self.n, -1))
 
 
+def step_differences(n_steps: int, n: int, q_start: np.ndarray, q_goal: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(D, c) with q_{k+1} − q_k = (D x + c)_k for the inner positions x = q_1 … q_{N−1}: D (N n, (N−1) n)."""
+    D = np.zeros((n_steps * n, (n_steps - 1) * n))
+    eye = np.eye(n)
+    for k in range(n_steps):
+        if k < n_steps - 1:
+            D[k * n:(k + 1) * n, k * n:(k + 1) * n] = eye
+        if k > 0:
+            D[k * n:(k + 1) * n, (k - 1) * n:k * n] = -eye
+    c = np.zeros(n_steps * n)
+    c[:n] -= q_start
+    c[-n:] += q_goal
+    return D, c
+
+
 def arm_point_to_point_dmoc(system: LagrangianSystem, q_start, q_goal, duration: float, h: float,
-                            effort=None, weights=None, maxiter: int = 300) -> OptimalControlSolution:
+                            effort=None, weights=None, maxiter: int = 300, lower=None, upper=None,
+                            velocity=None) -> OptimalControlSolution:
     """Minimum-effort rest-to-rest motion q_start → q_goal in ``duration`` by DMOC on the midpoint VI.
 
     ``weights`` (n,) make the objective the weighted effort Σ h/2 Σ_r w_r u_r² (the article's weighted l2
-    norm; default all 1); ``effort`` bounds |u_r|.
+    norm; default all 1); ``effort`` bounds |u_r|; ``lower``/``upper`` bound the positions (bounds on the
+    SQP variables) and ``velocity`` the mean speed of each step, |q_{k+1,r} − q_{k,r}| ≤ h velocity_r (linear
+    constraints; the node velocities of the midpoint rule can differ from the step means by O(h)).
     """
     n = system.dof
     q_start, q_goal, effort = validated_endpoints(system, q_start, q_goal, effort)
@@ -290,23 +308,42 @@ def arm_point_to_point_dmoc(system: LagrangianSystem, q_start, q_goal, duration:
     def gradient(x: np.ndarray) -> np.ndarray:
         return h * problem.force_jacobian(x).T @ (weight_rows * problem.forces(x).ravel())
 
-    inequalities = inequality_jacobian = None
+    rows, row_jacobians = [], []
     if effort is not None:
         limit = np.tile(effort, n_steps)
-
+        force_scale = np.tile(scale, n_steps)
+        rows.append(lambda x: np.concatenate([limit - problem.forces(x).ravel(),
+                                              limit + problem.forces(x).ravel()]) / np.tile(force_scale, 2))
+        row_jacobians.append(lambda x: np.vstack([-problem.force_jacobian(x) / force_scale[:, None],
+                                                  problem.force_jacobian(x) / force_scale[:, None]]))
+    if velocity is not None and np.any(np.isfinite(velocity)):
+        D, c = step_differences(n_steps, n, q_start, q_goal)
+        capped = np.tile(np.isfinite(velocity), n_steps)
+        travel = h * np.tile(velocity, n_steps)[capped]   # largest step travel, rad or m
+        D, c = D[capped] / travel[:, None], c[capped] / travel
+        rows.append(lambda x: np.concatenate([1.0 - (D @ x + c), 1.0 + (D @ x + c)]))
+        row_jacobians.append(lambda x: np.vstack([-D, D]))
+    inequalities = inequality_jacobian = None
+    if rows:
         def inequalities(x: np.ndarray) -> np.ndarray:
-            u = problem.forces(x).ravel()
-            return np.concatenate([limit - u, limit + u]) / np.tile(scale, 2 * n_steps)
+            return np.concatenate([row(x) for row in rows])
 
         def inequality_jacobian(x: np.ndarray) -> np.ndarray:
-            derivative = problem.force_jacobian(x) / np.tile(scale, n_steps)[:, None]
-            return np.vstack([-derivative, derivative])
+            return np.vstack([jacobian(x) for jacobian in row_jacobians])
+
+    bounds = None
+    if lower is not None or upper is not None:
+        low = np.full(n, -np.inf) if lower is None else np.asarray(lower, dtype=float)
+        high = np.full(n, np.inf) if upper is None else np.asarray(upper, dtype=float)
+        bounds = list(zip(np.tile(low, n_steps - 1), np.tile(high, n_steps - 1), strict=True))
+        x0 = np.clip(x0, np.tile(low, n_steps - 1), np.tile(high, n_steps - 1))
 
     # Rest condition divided by h·scale (a force fraction) so that joints needing very different forces weigh
     # alike; objective divided by its size at the start guess.
     outcome = solve_sqp(objective, gradient, lambda x: problem.rest_residual(x) / (h * scale), x0,
                         equality_jacobian=lambda x: problem.rest_jacobian(x) / (h * scale)[:, None],
-                        inequalities=inequalities, inequality_jacobian=inequality_jacobian, maxiter=maxiter,
+                        inequalities=inequalities, inequality_jacobian=inequality_jacobian, bounds=bounds,
+                        maxiter=maxiter,
                         objective_scale=1.0 / max(objective(x0), 1e-12))
     u = problem.forces(outcome.x)
     simulated = MidpointVariationalIntegrator(system).simulate(q_start, np.zeros(n), h, n_steps, forces=u)

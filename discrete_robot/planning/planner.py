@@ -6,6 +6,12 @@ optional per-joint torque and velocity limits (empty = the model file's), a meth
 ``min_effort``, a duration. Every problem is reported as InputError (malformed request) or
 InfeasibleError (no motion satisfies the limits) with a reason naming the joint or waypoint.
 
+Planning from the arm's state. Given the arm's measured state (:class:`ArmState`), a request whose first
+waypoint is omitted (``from_current_state``, or a single waypoint: the goal) starts at the measured
+positions; a request that gives its first waypoint must give one within ``start_tolerance`` of them (so a
+plan never starts where the arm is not). Plans start at rest, so an arm moving faster than
+``rest_tolerance`` is refused either way.
+
 The returned :class:`PlannedTrajectory` is in the model's joint order, with positions, velocities,
 accelerations and efforts at every point: the effort at point k is the generalised force held from t_k to
 t_{k+1}, and at the last point the torque that holds the arm at rest at the goal (∇V), so an executor
@@ -57,6 +63,8 @@ class PlannerSettings:
     max_min_effort_steps: int = 200  # bound on duration / time_step for min-effort requests
     max_waypoints: int = 50         # bound on the waypoints of one request (the work grows with them)
     max_duration: float = 3600.0    # s, longest plan answered (a longer one means limits too small to be meant)
+    start_tolerance: float = 0.05   # rad or m, largest distance of a given first waypoint from the arm's state
+    rest_tolerance: float = 0.05    # rad/s or m/s, fastest joint speed still counted as "at rest" for a start
 
     def __post_init__(self):
         if self.grid_points < 3:
@@ -67,6 +75,14 @@ class PlannerSettings:
             raise InputError(f"max_min_effort_steps must be at least 2, got {self.max_min_effort_steps}")
         if self.max_waypoints < 2:
             raise InputError(f"max_waypoints must be at least 2, got {self.max_waypoints}")
+
+
+@dataclass(frozen=True)
+class ArmState:
+    """The arm's measured state in the model's joint order: rad or m, rad/s or m/s."""
+
+    positions: np.ndarray
+    velocities: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -123,18 +139,21 @@ class TrajectoryPlanner:
 
     def plan(self, waypoints, joint_names: Sequence[str] = (), max_effort: Sequence[float] = (),
              max_velocity: Sequence[float] = (), method: str = "", duration: float = 0.0,
-             time_step_hint: float = 0.0) -> PlannedTrajectory:
-        """Validate and plan (see the module docstring)."""
+             time_step_hint: float = 0.0, current: ArmState | None = None,
+             from_current_state: bool = False) -> PlannedTrajectory:
+        """Validate and plan (see the module docstring); ``current``: the arm's measured state, if known."""
         names = self.request_names(joint_names)
         chosen = PlanMethod.parse(method)
-        if len(waypoints) < 2:
-            raise InputError(f"need at least two waypoints (start and goal), got {len(waypoints)}")
-        if len(waypoints) > self.settings.max_waypoints:
-            raise InputError(f"waypoints: {len(waypoints)} given, more than max_waypoints = "
-                             f"{self.settings.max_waypoints}")
+        from_current_state = from_current_state or len(waypoints) == 1
+        given = len(waypoints) + (1 if from_current_state else 0)
+        if given < 2:
+            raise InputError("waypoints: none given (give at least the goal)")
+        if given > self.settings.max_waypoints:
+            raise InputError(f"waypoints: {given} given, more than max_waypoints = {self.settings.max_waypoints}")
         points = [finite_vector(p, len(names), f"waypoint {i}") for i, p in enumerate(waypoints)]
         model_names = list(self.joint_names)
         q = np.array([_in_model_order(p, names, model_names, f"waypoint {i}") for i, p in enumerate(points)])
+        q = self._start_at(current, q, from_current_state)
         effort = None if len(max_effort) == 0 else _in_model_order(max_effort, names, model_names, "max_effort")
         velocity = None if len(max_velocity) == 0 else _in_model_order(max_velocity, names, model_names,
                                                                       "max_velocity")
@@ -146,6 +165,29 @@ class TrajectoryPlanner:
                 else self._min_effort(q, limits, duration, time_step_hint))
         self._check_times(plan.t)
         return plan
+
+    def _start_at(self, current: ArmState | None, q: np.ndarray, from_current_state: bool) -> np.ndarray:
+        """The waypoints with the arm's state as the start (module docstring), InputError when it cannot be."""
+        if current is None:
+            if from_current_state:
+                raise InputError("waypoints: the start is omitted but the arm's state is unknown (no joint_states "
+                                 "received yet): give the start as the first waypoint")
+            return q
+        speed = np.abs(current.velocities)
+        if np.max(speed) > self.settings.rest_tolerance:
+            r = int(np.argmax(speed))
+            raise InputError(f"the arm is moving (joint '{self.joint_names[r]}' at {current.velocities[r]:.3g} "
+                             f"rad/s, more than rest_tolerance = {self.settings.rest_tolerance:g}): plans start at "
+                             "rest; wait until it settles")
+        if from_current_state:
+            return np.vstack([current.positions, q])
+        distance = np.abs(q[0] - current.positions)
+        if np.max(distance) > self.settings.start_tolerance:
+            r = int(np.argmax(distance))
+            raise InputError(f"waypoint 0 is {distance[r]:.4g} rad from the arm's current state (joint "
+                             f"'{self.joint_names[r]}' at {current.positions[r]:.4g}), more than start_tolerance = "
+                             f"{self.settings.start_tolerance:g}: omit it to plan from the current state")
+        return q
 
     def _check_times(self, t: np.ndarray) -> None:
         """The plan's times: finite, strictly increasing from 0, at most ``max_duration`` (InfeasibleError)."""
@@ -180,13 +222,28 @@ class TrajectoryPlanner:
         if duration / h > self.settings.max_min_effort_steps:
             raise InputError(f"min_effort: {duration} s at h = {h} s is more than {self.settings.max_min_effort_steps}"
                              " steps; give a larger time_step_hint")
-        solution = arm_point_to_point_dmoc(self.system, q[0], q[1], duration, h, effort=limits.effort)
-        if not solution.outcome.success or solution.terminal_error > 1e-6:
-            raise InfeasibleError(f"min_effort: no motion found within the torque limits in {duration} s "
-                                  f"({solution.outcome.message}; goal missed by {solution.terminal_error:.3g})")
+        solution = arm_point_to_point_dmoc(self.system, q[0], q[1], duration, h, effort=limits.effort,
+                                           lower=limits.lower, upper=limits.upper, velocity=limits.velocity)
+        # SLSQP often ends on a bound with "positive directional derivative" although the motion is feasible and
+        # optimal to its precision: what decides is that the motion reaches the goal within the limits (checked
+        # here), while the solver's own verdict is reported in the details
+        if solution.terminal_error > 1e-6:
+            raise InfeasibleError(f"min_effort: no motion found within the torque, velocity and position limits "
+                                  f"in {duration} s ({solution.outcome.message}; goal missed by "
+                                  f"{solution.terminal_error:.3g})")
+        # DMOC bounds the step means of the speeds; the node velocities are checked here
+        too_fast = limits.velocity_utilisation(solution.velocity) > 1.0 + 1e-9
+        if np.any(too_fast):
+            k = int(np.argmax(too_fast))
+            r = int(np.argmax(np.abs(solution.velocity[k]) / limits.velocity))
+            raise InfeasibleError(f"min_effort: joint '{self.joint_names[r]}' reaches {solution.velocity[k, r]:.4g} "
+                                  f"rad/s at t = {solution.t[k]:.3g} s, above its velocity limit "
+                                  f"{limits.velocity[r]:g}: give a longer duration")
+        # the motion is the integrator's replay of the optimised forces: it meets the bounds to round-off
+        limits.check_positions(solution.q, "min_effort: point", slack=1e-9)
         qdd = np.diff(solution.velocity, axis=0) / solution.h
         efforts = np.vstack([solution.controls, self._holding(solution.q[-1])])
         return PlannedTrajectory(self.joint_names, solution.t, solution.q, solution.velocity,
                                  np.vstack([qdd, qdd[-1:]]), efforts, PlanMethod.MIN_EFFORT,
                                  {"steps": int(solution.t.size - 1), "effort": solution.effort,
-                                  "solve_time_s": solution.outcome.solve_time})
+                                  "solve_time_s": solution.outcome.solve_time, "solver": solution.outcome.message})

@@ -112,3 +112,44 @@ def test_a_full_torque_plan_executed_through_the_action_ends_at_the_goal_within_
     print(f"largest tracking error {tracking:.4f} rad over {len(feedback)} feedback messages")
     assert tracking < 0.02
     assert simulator.alive()
+
+
+def test_plan_trajectory_plans_from_the_arms_state_and_executes_through_the_action(ros):
+    """A request that omits the start plans from joint_states and, with execute, answers when the action's
+    result arrives; the arm is then at the goal and nothing was published on joint_trajectory. A start far
+    from the arm, or a request while the arm swings, is refused with the distance or the speed."""
+    from discrete_robot_interfaces.srv import PlanTrajectory
+    from sensor_msgs.msg import JointState
+    from std_srvs.srv import Trigger
+    from trajectory_msgs.msg import JointTrajectory
+
+    simulator = ros.start("discrete_robot_node", params={"initial_positions": START, "time_step": 0.002,
+                                                          "publish_rate": 50.0, "start_paused": True})
+    planner = ros.start("trajectory_planner_node", params={"grid_points": 100})
+    ros.wait_for_message("joint_states", JointState, timeout=30.0)
+    ros.spin_until(lambda: ros.node.count_subscribers("joint_states") >= 2, 10.0)
+    far = ros.call(PlanTrajectory, "plan_trajectory",
+                   PlanTrajectory.Request(waypoints=[_point([0.5, 0.0]), _point(GOAL)]), timeout=60.0)
+    assert not far.success and "waypoint 0 is 0.5 rad from the arm's current state (joint 'joint1'" in far.message
+
+    published = []
+    ros.node.create_subscription(JointTrajectory, "joint_trajectory", published.append, 10)
+    assert ros.call(Trigger, "simulation/resume", Trigger.Request()).success
+    response = ros.call(PlanTrajectory, "plan_trajectory",
+                        PlanTrajectory.Request(waypoints=[_point(GOAL)], execute=True), timeout=90.0)
+    assert response.success, response.message
+    assert response.execution_error_code == 0 and "executed" in response.message
+    assert _seconds(response.trajectory.header.stamp) > 0.0   # when execution began, in simulated time
+    np.testing.assert_allclose(response.trajectory.points[0].positions, START, atol=1e-3)
+    final = ros.wait_for_message("joint_states", JointState)
+    assert np.abs(np.subtract(final.position, GOAL)).max() < 0.02
+    assert not published
+
+    # let the arm fall: it swings, and a plan from where it is would not start at rest
+    assert ros.call(Trigger, "simulation/reset", Trigger.Request()).success
+    ros.wait_for_message("joint_states", JointState, timeout=10.0,
+                         predicate=lambda m: np.max(np.abs(m.velocity)) > 0.5)
+    moving = ros.call(PlanTrajectory, "plan_trajectory", PlanTrajectory.Request(waypoints=[_point(GOAL)]),
+                      timeout=60.0)
+    assert not moving.success and "the arm is moving" in moving.message
+    assert simulator.alive() and planner.alive()

@@ -62,7 +62,8 @@ BAD_REQUESTS = [
     ({"waypoints": [START, GOAL], "joint_names": ["joint1", "elbow"]}, "do not match the model's joints"),
     ({"waypoints": [START, GOAL], "method": "fastest"}, "unknown method 'fastest'"),
     ({"waypoints": [START, GOAL], "method": "min_effort"}, "min_effort needs duration > 0"),
-    ({"waypoints": [START]}, "at least two waypoints"),
+    ({"waypoints": []}, "none given"),
+    ({"waypoints": [START]}, "start is omitted but the arm's state is unknown"),
 ]
 
 
