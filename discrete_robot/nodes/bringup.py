@@ -2,9 +2,9 @@
 
 For machines with rclpy but no launch system. It starts the nodes that
 launch/bringup.launch.py starts, with the same config/*.yaml files (a test
-checks that the two name the same nodes, executables and files), on one
-multi-threaded executor. A node that fails to start is reported by name and
-the others run on. Ctrl-C stops everything cleanly.
+checks that the two name the same nodes, executables and files), each on its
+own executor and thread (as separate processes would be, but in one process).
+A node that fails to start is reported by name and the others run on. Ctrl-C stops everything cleanly.
 
     bringup [--only discrete_robot_node ...] [--model-file /path/arm.yaml] [--ros-args ...]
 
@@ -15,16 +15,19 @@ the others run on. Ctrl-C stops everything cleanly.
 import argparse
 import importlib
 import sys
+import threading
 from dataclasses import dataclass
 
 import rclpy
-from rclpy.executors import MultiThreadedExecutor
 from rclpy.parameter import Parameter
 from rclpy.utilities import remove_ros_args
 
 from discrete_robot.errors import DiscreteRobotError
 from discrete_robot.model.description import package_config_path
-from discrete_robot.nodes.common import init_with_stop_signal, shut_down, spin_until_stopped
+from discrete_robot.nodes.common import executor_for, init_with_stop_signal, shut_down, spin_until_stopped
+
+#: s to wait for each node's spin thread after a stop (it sees the stop flag within spin_until_stopped's poll)
+SPIN_JOIN_S = 1.0
 
 
 @dataclass(frozen=True)
@@ -91,14 +94,26 @@ def main(args: list[str] | None = None) -> int:
     for component in missing:
         logger.error(f"{component.node} failed to start: no parameter file {package_config_path(component.config)}")
     nodes = start_nodes(components, logger)
-    executor = MultiThreadedExecutor()
-    for node in nodes:
+    # One executor per node, each spun in its own thread. A single MultiThreadedExecutor for all of them spins
+    # hot whenever a ready callback waits for its busy group (a simulator's tick while the previous one runs):
+    # rclpy's executor then re-polls without blocking, and that loop took most of the interpreter (the GIL)
+    # from the simulators and the planner.
+    executors = [executor_for(type(node)) for node in nodes]
+    threads = []
+    for node, executor in zip(nodes, executors, strict=True):
         executor.add_node(node)
+        threads.append(threading.Thread(target=spin_until_stopped, args=(executor, stop), daemon=True,
+                                        name=node.get_name()))
     try:
-        if nodes:
-            spin_until_stopped(executor, stop)
+        for thread in threads:
+            thread.start()
+        while threads and not stop.wait(0.1) and rclpy.ok():
+            pass
+        stop.set()
+        for thread in threads:
+            thread.join(SPIN_JOIN_S)
     finally:
-        shut_down(executor, nodes)
+        shut_down(executors, nodes)
     return 0 if len(nodes) == len(components) and not missing else 1
 
 

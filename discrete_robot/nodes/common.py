@@ -396,22 +396,30 @@ def spin_until_stopped(executor: Executor, stop: threading.Event, poll_s: float 
         executor.spin_once(timeout_sec=poll_s)
 
 
-def shut_down(executor: Executor, nodes: Sequence[Node], timeout_s: float = 1.0) -> None:
-    """After :func:`spin_until_stopped`: let the callbacks already handed to the executor's threads run (up to
-    ``timeout_s``; long computations see the stop flag and end), then stop the executor, the nodes and the
+def executor_for(node_class: type) -> Executor:
+    """A MultiThreadedExecutor for a class with ``MULTI_THREADED = True`` (long service calls beside other
+    callbacks), else a SingleThreadedExecutor."""
+    return MultiThreadedExecutor() if getattr(node_class, "MULTI_THREADED", False) else SingleThreadedExecutor()
+
+
+def shut_down(executors: Sequence[Executor], nodes: Sequence[Node], timeout_s: float = 1.0) -> None:
+    """After :func:`spin_until_stopped`: let the callbacks already handed to the executors' threads run (up to
+    ``timeout_s``; long computations see the stop flag and end), then stop the executors, the nodes and the
     context, in that order so no callback runs on a destroyed node or context.
 
     rclpy 9.1's ``Executor.shutdown`` does not wait for callbacks in flight (it tests ``_is_shutdown`` right after
     setting it), and a MultiThreadedExecutor's thread pool then runs queued callbacks against the destroyed guard
     condition ("The following exception was never retrieved: cannot use Destroyable ..."); cancelling them
-    instead leaves their coroutines never awaited. So the pool is drained first, while everything is alive.
+    instead leaves their coroutines never awaited. So the pools are drained first, while everything is alive.
     """
-    pool = getattr(executor, "_executor", None)
-    if pool is not None:
-        drain = threading.Thread(target=pool.shutdown, kwargs={"wait": True}, daemon=True)
+    drains = [threading.Thread(target=pool.shutdown, kwargs={"wait": True}, daemon=True)
+              for pool in (getattr(executor, "_executor", None) for executor in executors) if pool is not None]
+    for drain in drains:
         drain.start()
+    for drain in drains:
         drain.join(timeout_s)
-    executor.shutdown(timeout_sec=timeout_s)
+    for executor in executors:
+        executor.shutdown(timeout_sec=timeout_s)
     for node in nodes:
         node.destroy_node()
     rclpy.try_shutdown()
@@ -430,8 +438,7 @@ def node_main(node_class: type[Node]) -> Callable[[Sequence[str] | None], int]:
     def main(args: Sequence[str] | None = None) -> int:
         stop = init_with_stop_signal(args)
         node = None
-        executor = (MultiThreadedExecutor() if getattr(node_class, "MULTI_THREADED", False)
-                    else SingleThreadedExecutor())
+        executor = executor_for(node_class)
         status = 0
         try:
             node = node_class()
@@ -441,7 +448,7 @@ def node_main(node_class: type[Node]) -> Callable[[Sequence[str] | None], int]:
             rclpy.logging.get_logger(getattr(node_class, "NODE_NAME", node_class.__name__)).fatal(str(error))
             status = 1
         finally:
-            shut_down(executor, [node] if node is not None else [])
+            shut_down([executor], [node] if node is not None else [])
         return status
 
     return main

@@ -28,7 +28,6 @@ from discrete_robot_interfaces.srv import PlanTrajectory, SimulatePush
 from geometry_msgs.msg import Point, Pose2D, PoseStamped
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
-from std_srvs.srv import Trigger
 from tqdm import tqdm
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
@@ -49,8 +48,6 @@ TORQUE_MARGIN = 0.9  # share of the torque limits the plan may use
 AT_REST_SPEED = 1e-3  # rad/s: every joint slower than this counts as having stopped
 MAX_OVERTIME = 20.0  # s the arm may take beyond the plan (and 2 s of settling) to stop
 ACTION = "joint_trajectory_controller/follow_joint_trajectory"
-TOPIC_COPY_WAIT = 0.5  # s for the planner's published copy of a plan to reach the paused simulator
-GOAL_TIME_TOLERANCE = 3.0  # s after the plan's end to come within the simulator's goal tolerance (0.02 rad)
 
 
 @dataclass(frozen=True)
@@ -90,7 +87,9 @@ def urdf_effort_limits(urdf: str, names: list[str]) -> list[float]:
 
 
 def plan_execute(session: RosSession, output_dir: Path, progress: tqdm) -> dict:
-    """Minimum-time motion of the arm, planned over ROS and executed by the simulator.
+    """Minimum-time motion of the arm, planned over ROS from the arm's state and executed by the simulator
+    through plan_trajectory's ``execute`` (the planner sends the FollowJointTrajectory goal and answers with
+    its result).
 
     The plan uses TORQUE_MARGIN of the arm's torque limits: a minimum-time plan keeps a motor at its
     limit all the time, and the simulator's tracking controller (saturated at the limits) needs the
@@ -102,27 +101,16 @@ def plan_execute(session: RosSession, output_dir: Path, progress: tqdm) -> dict:
     settle = FollowJointTrajectory.Goal(trajectory=JointTrajectory(joint_names=names,
                                                                    points=[_point(PLAN_START, SETTLE_TIME)]))
     _execute(session, settle, SETTLE_TIME + MAX_OVERTIME)
-    request = PlanTrajectory.Request(joint_names=names, waypoints=[_point(PLAN_START), _point(PLAN_GOAL)],
-                                     max_effort=max_effort, method="min_time")
-    # Paused while planning: the planner also publishes the plan on joint_trajectory, and that copy (in
-    # whatever order DDS delivers it) must arrive before the goal that replaces it, with the arm still at rest.
-    session.call(Trigger, "simulation/pause", Trigger.Request())
-    response = session.call(PlanTrajectory, "plan_trajectory", request, timeout=60.0)
-    if not response.success:
-        session.call(Trigger, "simulation/resume", Trigger.Request())
-        raise ExperimentError(f"plan_trajectory failed: {response.message}")
-    session.spin_until(lambda: False, TOPIC_COPY_WAIT)
-    states, feedback = [], []
+    states = []
     subscription = session.node.create_subscription(JointState, "joint_states", states.append, 10)
-    goal = FollowJointTrajectory.Goal(trajectory=response.trajectory,
-                                      goal_time_tolerance=Duration(sec=int(GOAL_TIME_TOLERANCE)))
-    handle = session.send_goal(FollowJointTrajectory, ACTION, goal, feedback=feedback.append)
-    session.call(Trigger, "simulation/resume", Trigger.Request())
-    result = _result(session, handle, response.duration + MAX_OVERTIME)
-    progress.update(int(response.duration))
+    request = PlanTrajectory.Request(joint_names=names, waypoints=[_point(PLAN_GOAL)], max_effort=max_effort,
+                                     method="min_time", execute=True)
+    response = session.call(PlanTrajectory, "plan_trajectory", request, timeout=60.0 + MAX_OVERTIME)
     session.node.destroy_subscription(subscription)
-    # the goal's start in simulated time: a feedback's stamp less its time from the start
-    t0 = _stamp(feedback[0]) - duration_seconds(feedback[0].actual.time_from_start) if feedback else _stamp(states[0])
+    if not response.success:
+        raise ExperimentError(f"plan_trajectory failed: {response.message}")
+    progress.update(int(response.duration))
+    t0 = _stamp(response.trajectory)  # when execution began, simulated time
     plan = response.trajectory
     plan_t = np.array([duration_seconds(p.time_from_start) for p in plan.points])
     plan_q = np.array([p.positions for p in plan.points])
@@ -130,6 +118,9 @@ def plan_execute(session: RosSession, output_dir: Path, progress: tqdm) -> dict:
     t = np.array([_stamp(s) for s in states])
     q = np.array([s.position for s in states])
     final_error = np.abs(q[-1] - np.array(PLAN_GOAL))
+    during = (t >= t0) & (t <= t0 + plan_t[-1])
+    planned = np.column_stack([np.interp(t[during] - t0, plan_t, plan_q[:, j]) for j in range(len(names))])
+    tracking = float(np.max(np.abs(q[during] - planned))) if np.any(during) else float("nan")
 
     fig, axes = new_figure(1, 2)
     for j, name in enumerate(names):
@@ -146,9 +137,8 @@ def plan_execute(session: RosSession, output_dir: Path, progress: tqdm) -> dict:
     plot = save_figure(fig, output_dir, "plan_execute")
     return {"planned_duration_s": response.duration, "plan_points": len(plan.points), "max_effort": max_effort,
             "final_position_error_rad": final_error, "joint_states_received": len(states),
-            "action_error_code": result.error_code, "action_error_string": result.error_string,
-            "largest_tracking_error_rad": max((float(np.abs(f.error.positions).max()) for f in feedback), default=0.0),
-            "plot": plot}
+            "action_error_code": response.execution_error_code, "planner_message": response.message,
+            "largest_tracking_error_rad": tracking, "plot": plot}
 
 
 def _execute(session: RosSession, goal, timeout: float, feedback=None):
