@@ -11,10 +11,11 @@ FAST = {"publish_rate": 50.0}
 
 
 def test_all_nodes_up_plan_moves_the_arm_push_is_answered_and_sigint_is_clean(ros):
+    from builtin_interfaces.msg import Duration
     from discrete_robot_interfaces.srv import PlanTrajectory, PredictPush, SimulatePush
     from geometry_msgs.msg import Point, PoseStamped, Vector3
     from sensor_msgs.msg import JointState
-    from trajectory_msgs.msg import JointTrajectoryPoint
+    from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
     bringup = ros.start("bringup", params=FAST)
     start = ros.wait_for_message("joint_states", JointState, timeout=30.0)
@@ -25,9 +26,17 @@ def test_all_nodes_up_plan_moves_the_arm_push_is_answered_and_sigint_is_clean(ro
         ros.wait_for_service(srv_type, name, timeout=30.0)
 
     goal = [math.pi / 2, math.pi / 4]
-    request = PlanTrajectory.Request(
-        joint_names=list(start.name), method="min_time",
-        waypoints=[JointTrajectoryPoint(positions=list(start.position)), JointTrajectoryPoint(positions=goal)])
+    # the arm falls from its start: a plan cannot start from a swinging arm
+    ros.wait_for_message("joint_states", JointState, timeout=10.0, predicate=lambda m: max(map(abs, m.velocity)) > 0.5)
+    request = PlanTrajectory.Request(joint_names=list(start.name), method="min_time",
+                                     waypoints=[JointTrajectoryPoint(positions=goal)])
+    refused = ros.call(PlanTrajectory, "plan_trajectory", request, timeout=60.0)
+    assert not refused.success and "the arm is moving" in refused.message
+    hold = JointTrajectory(joint_names=list(start.name),
+                           points=[JointTrajectoryPoint(positions=[0.0, 0.0], time_from_start=Duration(sec=1))])
+    ros.publish("joint_trajectory", hold)
+    ros.wait_for_message("joint_states", JointState, timeout=20.0, predicate=lambda m: (
+        max(map(abs, m.position)) < 1e-3 and max(map(abs, m.velocity)) < 1e-3))
     response = ros.call(PlanTrajectory, "plan_trajectory", request, timeout=60.0)
     assert response.success, response.message
     states = ros.collect("joint_states", JointState, response.duration + 1.0)
