@@ -113,6 +113,15 @@ class Base:
 
 
 @dataclass(frozen=True, eq=False)
+class Fingertip:
+    """A round fingertip (a sphere of ``radius``, m) at ``offset`` (m) in link ``link``'s frame, for pushing."""
+
+    link: str
+    offset: np.ndarray
+    radius: float
+
+
+@dataclass(frozen=True, eq=False)
 class RobotModel:
     """A tree of links from a base, parents before children; q stacks the links' DOFs in link order."""
 
@@ -120,6 +129,7 @@ class RobotModel:
     gravity: np.ndarray
     base: Base
     links: tuple[Link, ...]
+    fingertip: Fingertip | None = None
 
     @functools.cached_property
     def dof(self) -> int:
@@ -237,7 +247,7 @@ def model_from_dict(data, source: str = "<dict>") -> RobotModel:
     """Build and validate a model from the parsed YAML structure (see docs/model_format.md)."""
     if not isinstance(data, dict):
         raise ModelError(f"{source}: a model is a mapping with name, gravity, base and links")
-    _known_keys(data, {"name", "gravity", "base", "links"}, f"{source}")
+    _known_keys(data, {"name", "gravity", "base", "links", "fingertip"}, f"{source}")
     name = data.get("name")
     if not isinstance(name, str) or not name:
         raise ModelError(f"{source}: 'name' must be a non-empty string")
@@ -257,12 +267,26 @@ def model_from_dict(data, source: str = "<dict>") -> RobotModel:
         seen_joints.add(link.joint.name)
         tips[link.name] = link.tip
         links.append(link)
-    model = RobotModel(name=name, gravity=gravity, base=base, links=tuple(links))
+    fingertip = _fingertip(data["fingertip"], where, {link.name for link in links}) if "fingertip" in data else None
+    model = RobotModel(name=name, gravity=gravity, base=base, links=tuple(links), fingertip=fingertip)
     names = model.joint_names
     clash = sorted({n for n in names if names.count(n) > 1})
     if clash:
         raise ModelError(f"{where}: generalised coordinate names {clash} occur more than once")
     return model
+
+
+def _fingertip(raw, where: str, link_names: set[str]) -> Fingertip:
+    here = f"{where}: fingertip"
+    if not isinstance(raw, dict):
+        raise ModelError(f"{here} must be a mapping with link, offset and radius")
+    _known_keys(raw, {"link", "offset", "radius"}, here)
+    if raw.get("link") not in link_names:
+        raise ModelError(f"{here}: link must be one of the model's links {sorted(link_names)}, got {raw.get('link')!r}")
+    radius = _scalar(raw.get("radius"), f"{here}: radius")
+    if not radius > 0.0:
+        raise ModelError(f"{here}: radius must be > 0 m, got {radius}")
+    return Fingertip(raw["link"], _vector(raw.get("offset", [0.0, 0.0, 0.0]), 3, f"{here}: offset"), radius)
 
 
 def _known_keys(raw: dict, allowed: set[str], where: str) -> None:

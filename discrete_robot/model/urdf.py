@@ -23,6 +23,8 @@ from discrete_robot.geometry3d import rotation_about
 from discrete_robot.model.description import JointType, RobotModel
 
 WORLD_FRAME = "world"
+#: the URDF link of a model's fingertip (a sphere fixed in its link)
+FINGERTIP_FRAME = "fingertip"
 DEFAULT_RADIUS = 0.02  # m, the thin capsule drawn for links without geometry
 DUMMY_RADIUS = 0.005   # m, the marker drawn for the massless links inside multi-DOF joints
 # URDF limits are plain numbers; an unlimited value is written as this magnitude.
@@ -150,6 +152,15 @@ def to_urdf(model: RobotModel) -> str:
         element = ET.SubElement(robot, "link", name=link.name)
         _inertial(element, link.mass, link.com, link.inertia)
         _visuals(element, link.geometry, link.com, link.tip)
+    if model.fingertip is not None:
+        tip = model.fingertip
+        if FINGERTIP_FRAME in link_names:
+            raise ModelError(f"model '{model.name}': '{FINGERTIP_FRAME}' is the fingertip's frame, not a link name")
+        fixed = ET.SubElement(robot, "joint", name=f"{FINGERTIP_FRAME}_joint", type="fixed")
+        _origin(fixed, tip.offset)
+        ET.SubElement(fixed, "parent", link=tip.link)
+        ET.SubElement(fixed, "child", link=FINGERTIP_FRAME)
+        _visual(ET.SubElement(robot, "link", name=FINGERTIP_FRAME), "sphere", {"radius": tip.radius}, (0.0, 0.0, 0.0))
     ET.indent(robot)
     return '<?xml version="1.0"?>\n' + ET.tostring(robot, encoding="unicode") + "\n"
 
@@ -165,10 +176,11 @@ class FrameTransform:
 
 
 def fixed_transforms(model: RobotModel) -> list[FrameTransform]:
-    """The URDF's fixed joints: ``world`` -> base for a fixed base (none for a floating base)."""
-    if model.base.floating:
-        return []
-    return [FrameTransform(WORLD_FRAME, model.base.name, np.eye(3), np.zeros(3))]
+    """The URDF's fixed joints: ``world`` -> base for a fixed base, and link -> ``fingertip``."""
+    transforms = [] if model.base.floating else [FrameTransform(WORLD_FRAME, model.base.name, np.eye(3), np.zeros(3))]
+    if model.fingertip is not None:
+        transforms.append(FrameTransform(model.fingertip.link, FINGERTIP_FRAME, np.eye(3), model.fingertip.offset))
+    return transforms
 
 
 def joint_transforms(model: RobotModel, q) -> list[FrameTransform]:

@@ -154,3 +154,26 @@ def test_floating_base_needs_positive_definite_inertia(mixed_tree_data):
     data["base"]["mass"] = 100.0
     model = model_from_dict(data)
     assert model.base.floating and model.base.mass == 100.0
+
+
+def test_a_fingertip_is_a_sphere_fixed_in_its_link_and_a_frame_of_the_urdf(arm_6dof, mixed_tree_data):
+    from discrete_robot.model.inverse_kinematics import ToolPoint, tool_pose
+    from discrete_robot.model.urdf import fixed_transforms, to_urdf
+
+    tip = arm_6dof.fingertip
+    assert tip.link == "wrist_3_link" and tip.radius == 0.01
+    assert '<link name="fingertip">' in to_urdf(arm_6dof)
+    (transform,) = [t for t in fixed_transforms(arm_6dof) if t.child == "fingertip"]
+    assert transform.parent == "wrist_3_link"
+    # straight down from the flange with the wrist pointing down: the finger is 13.23 cm below the wrist_3 frame
+    q = [0.0, -math.pi / 2, math.pi / 2, -math.pi / 2, -math.pi / 2, 0.0]
+    flange, _ = tool_pose(arm_6dof, ToolPoint.on(arm_6dof, "wrist_3_link", [0.0, 0.0, 0.0]), q)
+    finger, _ = tool_pose(arm_6dof, ToolPoint.on(arm_6dof, tip.link, tip.offset), q)
+    assert np.linalg.norm(finger - flange) == pytest.approx(0.1323)
+    for fingertip, words in (({"link": "nowhere", "radius": 0.01}, "link must be one of"),
+                             ({"link": "a", "radius": 0.0}, "radius must be > 0"),
+                             ({"link": "a", "radius": 0.01, "shape": "cone"}, "unknown field")):
+        data = copy.deepcopy(mixed_tree_data)
+        data["fingertip"] = fingertip
+        with pytest.raises(ModelError, match=words):
+            model_from_dict(data)

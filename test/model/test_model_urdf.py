@@ -53,12 +53,13 @@ def _urdf_forward_kinematics(robot: ET.Element, positions: dict) -> dict:
                 continue
             R, p = poses[parent]
             origin = joint.find("origin")
-            if joint.get("type") == "fixed" and origin is None:
-                poses[joint.find("child").get("link")] = (R, p)
+            rpy, xyz = ("0 0 0", "0 0 0") if origin is None else (origin.get("rpy"), origin.get("xyz"))
+            R_joint = R @ euler2mat(*_floats(rpy), axes="sxyz")
+            p_joint = p + R @ _floats(xyz)
+            if joint.get("type") == "fixed":
+                poses[joint.find("child").get("link")] = (R_joint, p_joint)
                 pending.remove(joint)
                 continue
-            R_joint = R @ euler2mat(*_floats(origin.get("rpy")), axes="sxyz")
-            p_joint = p + R @ _floats(origin.get("xyz"))
             axis = _floats(joint.find("axis").get("xyz"))
             value = positions[joint.get("name")]
             if joint.get("type") == "prismatic":
@@ -88,10 +89,16 @@ def test_joint_transforms_are_the_urdf_tree_at_q(request, name):
     q = np.random.default_rng(5).uniform(-2, 2, model.dof)
     urdf = ET.fromstring(to_urdf(model))
     expected = _urdf_forward_kinematics(urdf, dict(zip(model.joint_names, q, strict=True)))
-    poses = {model.base.name: (np.eye(3), np.zeros(3))}
-    for transform in [*fixed_transforms(model), *joint_transforms(model, q)]:
-        R, p = poses.setdefault(transform.parent, (np.eye(3), np.zeros(3)))
-        poses[transform.child] = (R @ transform.rotation, p + R @ transform.translation)
+    poses = {"world": (np.eye(3), np.zeros(3))} if not model.base.floating else {model.base.name: (np.eye(3),
+                                                                                                np.zeros(3))}
+    pending = [*fixed_transforms(model), *joint_transforms(model, q)]
+    while pending:   # a TF listener composes in any order: parents as they become known
+        known = [t for t in pending if t.parent in poses]
+        assert known, f"transforms with unknown parents: {[(t.parent, t.child) for t in pending]}"
+        for transform in known:
+            R, p = poses[transform.parent]
+            poses[transform.child] = (R @ transform.rotation, p + R @ transform.translation)
+            pending.remove(transform)
     assert set(poses) == {link.get("name") for link in urdf.findall("link")}
     for name, (R, p) in expected.items():
         np.testing.assert_allclose(poses[name][0], R, atol=1e-12)
