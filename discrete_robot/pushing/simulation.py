@@ -100,6 +100,13 @@ def _gap(obj: PushedObject, finger: np.ndarray, radius: float):
     return (-distance if inside else distance) - radius, closest, distance, inside, edge, parameter
 
 
+def clearance(obj: PushedObject, pose, finger_world, radius: float) -> float:
+    """Signed gap (m) between a finger disk of ``radius`` centred at ``finger_world`` and the object at ``pose``:
+    negative when the finger penetrates the footprint."""
+    return float(_gap(obj, to_object(np.asarray(pose, dtype=float), np.asarray(finger_world, dtype=float)[:2]),
+                      radius)[0])
+
+
 def _contact_normal(obj: PushedObject, finger: np.ndarray, closest, distance, inside, edge, parameter):
     """Unit normal into the object at the contact: from the finger centre to the nearest outline point, or the
     outline's own normal when the centre is on or inside the outline."""

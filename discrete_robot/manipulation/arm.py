@@ -1,0 +1,163 @@
+"""The arm as a pusher: its fingertip over the table, finger paths as joint trajectories, and the closed chain
+in which the simulated arm's actual fingertip pushes the object.
+
+Finger paths. A path of straight finger segments (world x, y at the finger's height) is timed segment by
+segment as rest-to-rest minimum-jerk motions, s(τ) = L (10τ³ − 15τ⁴ + 6τ⁵), whose peak speed 15L/(8T) is
+capped per segment: at ``max_push_speed`` while the finger may touch the object (the quasistatic model holds
+only for slow pushes) and at ``reposition_speed`` otherwise. Each sample becomes joint positions by the
+fingertip's inverse kinematics (:mod:`discrete_robot.model.inverse_kinematics`, the ready orientation held on
+a spatial arm), and the arm follows them with the simulators' tracker (computed torque on the discrete model,
+efforts saturated at the model's limits). Why not the minimum-time planner: under a finger-speed cap far below
+what the motors can do, its answer is the capped profile itself, while min-jerk keeps the accelerations, and
+so the torques, smooth.
+
+The closed chain. Every simulator step moves the actual fingertip (forward kinematics of the simulated
+joints) from where it was to where it is, and the object responds to that move by the minimum-power model
+(:func:`discrete_robot.pushing.simulation.push_step`): contact is made and lost as the geometry says.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from discrete_robot.discrete.dissipation import Dissipation
+from discrete_robot.discrete.simulation import FixedStepSimulation
+from discrete_robot.discrete.tracking import TrajectoryReference, tracking_torques
+from discrete_robot.errors import InputError
+from discrete_robot.manipulation.scene import TableScene
+from discrete_robot.model.description import RobotModel
+from discrete_robot.model.dynamics import RigidBodySystem
+from discrete_robot.model.inverse_kinematics import ToolPoint, joint_path, tool_pose
+from discrete_robot.pushing.simulation import clearance, push_step
+from discrete_robot.validation import finite_vector, positive_step
+
+#: the peak speed of a min-jerk segment is this times its mean speed
+MIN_JERK_PEAK = 15.0 / 8.0
+#: a spatial arm's fingertip axis must point this close to straight down (cosine) in its ready configuration
+DOWNWARD = 0.99
+
+
+@dataclass(frozen=True)
+class ArmFinger:
+    """The arm's fingertip moving at height ``height`` (m, world z of its centre): ``rotation`` is the tool
+    link's orientation held while pushing (None for a planar arm, which cannot orient its tool)."""
+
+    model: RobotModel
+    tool: ToolPoint
+    radius: float
+    height: float
+    rotation: np.ndarray | None
+    ready: np.ndarray
+
+    @classmethod
+    def in_scene(cls, model: RobotModel, scene: TableScene) -> "ArmFinger":
+        """The arm's fingertip over the scene's table; InputError when the model has no fingertip or a spatial
+        arm's ready configuration does not point it down."""
+        tip = model.fingertip
+        if tip is None:
+            raise InputError(f"model '{model.name}' has no fingertip (docs/model_format.md)")
+        ready = finite_vector(scene.arm_ready_positions, model.dof, "arm_ready_positions")
+        tool = ToolPoint.on(model, tip.link, tip.offset)
+        if model.dof < 6:
+            return cls(model, tool, tip.radius, scene.table.height, None, ready)
+        rotation = tool_pose(model, tool, ready)[1]
+        axis = rotation @ tip.offset / np.linalg.norm(tip.offset)
+        if axis[2] > -DOWNWARD:
+            raise InputError(f"arm_ready_positions point the fingertip along {axis.round(3).tolist()}, not down")
+        return cls(model, tool, tip.radius, scene.table.height + tip.radius + scene.finger_clearance, rotation,
+                   ready)
+
+    def position(self, q) -> np.ndarray:
+        """The fingertip centre's world (x, y), m."""
+        return tool_pose(self.model, self.tool, q)[0][:2]
+
+    def joint_path(self, xy, q_seed) -> np.ndarray:
+        """Joint positions (k, n) for finger positions ``xy`` (k, 2) at the finger's height."""
+        xy = np.atleast_2d(np.asarray(xy, dtype=float))
+        points = np.column_stack([xy, np.full(len(xy), self.height)])
+        return joint_path(self.model, self.tool, points, q_seed, self.rotation)
+
+
+@dataclass(frozen=True)
+class FingerTrajectory:
+    """Times (s), joint positions and velocities (rad, rad/s) and the finger positions (m, world x y) they
+    place the fingertip at."""
+
+    t: np.ndarray
+    q: np.ndarray
+    qd: np.ndarray
+    finger: np.ndarray
+
+
+def min_jerk_times(length: float, peak_speed: float, sample_time: float) -> tuple[np.ndarray, np.ndarray]:
+    """(t, s): a rest-to-rest min-jerk motion over ``length`` (m) whose peak speed is ``peak_speed`` (m/s),
+    sampled every ``sample_time`` (s) or finer; t from 0, s the distance covered."""
+    duration = max(MIN_JERK_PEAK * length / peak_speed, sample_time)
+    tau = np.linspace(0.0, 1.0, int(np.ceil(duration / sample_time)) + 1)
+    return tau * duration, length * tau ** 3 * (10.0 - 15.0 * tau + 6.0 * tau ** 2)
+
+
+def finger_trajectory(arm: ArmFinger, waypoints, pushing, q_start, max_push_speed: float,
+                      reposition_speed: float, sample_time: float = 0.01) -> FingerTrajectory:
+    """The joint trajectory moving the finger through ``waypoints`` (k, 2), segment i at most at
+    ``max_push_speed`` when ``pushing[i]`` else ``reposition_speed`` (m/s), stopping at every waypoint."""
+    waypoints = np.asarray(waypoints, dtype=float)
+    max_push_speed = positive_step(max_push_speed, "max_push_speed")
+    reposition_speed = positive_step(reposition_speed, "reposition_speed")
+    if waypoints.ndim != 2 or waypoints.shape[1] != 2 or len(waypoints) < 2 or len(pushing) != len(waypoints) - 1:
+        raise InputError(f"finger path: expected k >= 2 points (k, 2) and k - 1 pushing flags, got "
+                         f"{waypoints.shape} and {len(pushing)}")
+    times, fingers, elapsed = [np.zeros(1)], [waypoints[:1]], 0.0
+    for a, b, push in zip(waypoints[:-1], waypoints[1:], pushing, strict=True):
+        length = float(np.linalg.norm(b - a))
+        if length == 0.0:
+            continue
+        t, s = min_jerk_times(length, max_push_speed if push else reposition_speed, sample_time)
+        times.append(elapsed + t[1:])
+        fingers.append(a + (s[1:] / length)[:, None] * (b - a))
+        elapsed += float(t[-1])
+    t, finger = np.concatenate(times), np.vstack(fingers)
+    q = arm.joint_path(finger, q_start)
+    return FingerTrajectory(t, q, np.gradient(q, t, axis=0), finger)
+
+
+@dataclass(frozen=True)
+class ExecutedPush:
+    """The closed chain, sampled every simulator step: times (s), joint positions (rad), applied efforts
+    (N m), fingertip centres (m, world x y) and object poses (x, y, θ); the deepest penetration of the finger
+    into the object (m, ≥ 0)."""
+
+    t: np.ndarray
+    q: np.ndarray
+    effort: np.ndarray
+    finger: np.ndarray
+    poses: np.ndarray
+    penetration: float
+
+
+def execute_pushes(arm: ArmFinger, scene: TableScene, trajectory: FingerTrajectory, pose, time_step: float = 1e-3,
+                   settle: float = 0.5, kp: float = 400.0, kd: float = 40.0) -> ExecutedPush:
+    """Simulate the arm tracking ``trajectory`` (then ``settle`` s holding its end) at ``time_step``, the object
+    at ``pose`` responding to the actual fingertip (module docstring)."""
+    model = arm.model
+    system = RigidBodySystem(model)
+    simulation = FixedStepSimulation(system, "discrete", time_step, trajectory.q[0], np.zeros(model.dof),
+                                     model.lower, model.upper, Dissipation.from_model(model), model.joint_names)
+    reference = TrajectoryReference(trajectory.t, trajectory.q, trajectory.qd)
+    steps = int(np.ceil((trajectory.t[-1] + settle) / time_step))
+    pose = np.asarray(pose, dtype=float)
+    finger = arm.position(simulation.q)
+    record = {"t": [0.0], "q": [simulation.q], "effort": [np.zeros(model.dof)], "finger": [finger], "poses": [pose]}
+    penetration = max(0.0, -clearance(scene.obj, pose, finger, arm.radius))
+    for _ in range(steps):
+        tau = tracking_torques(system, simulation.q, simulation.qd, reference.sample(simulation.time), kp, kd,
+                               model.effort_limits)
+        simulation.step(1, lambda t, q, qd, tau=tau: tau)
+        moved = arm.position(simulation.q)
+        pose = push_step(scene.obj, pose, finger, moved, scene.contact_friction, arm.radius).pose
+        finger = moved
+        penetration = max(penetration, -clearance(scene.obj, pose, finger, arm.radius))
+        for key, value in (("t", simulation.time), ("q", simulation.q), ("effort", tau), ("finger", finger),
+                           ("poses", pose)):
+            record[key].append(value)
+    return ExecutedPush(*(np.array(record[key]) for key in ("t", "q", "effort", "finger", "poses")), penetration)

@@ -1,0 +1,100 @@
+"""The table-top pushing scene: a rectangular table, an object on it and the clearance of the arm's finger.
+
+Loaded from a YAML file (config/table_scene.yaml): poses are (x, y, θ) of the object frame in the world
+frame (REP 103: z up; m, rad), the table is axis-aligned in the world, and the object is the same
+description the push services take (footprint counter-clockwise in the object frame, weight, support and
+finger friction, pressure model).
+"""
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+from discrete_robot.errors import InputError, ModelError
+from discrete_robot.pushing.object_model import PushedObject, make_pushed_object
+from discrete_robot.pushing.simulation import to_world
+from discrete_robot.validation import finite_scalar, finite_vector
+
+
+@dataclass(frozen=True)
+class Table:
+    """An axis-aligned table top: x and y extents (m) at height ``height`` (m, world z)."""
+
+    x: tuple[float, float]
+    y: tuple[float, float]
+    height: float
+
+    def contains(self, points) -> bool:
+        """True when every point (k, 2) lies on the table top (edges included)."""
+        points = np.atleast_2d(np.asarray(points, dtype=float))
+        return bool(np.all((points[:, 0] >= self.x[0]) & (points[:, 0] <= self.x[1])
+                           & (points[:, 1] >= self.y[0]) & (points[:, 1] <= self.y[1])))
+
+
+@dataclass(frozen=True)
+class TableScene:
+    """The table, the pushed object, its start pose (x, y, θ), the finger-object friction coefficient, the
+    gap (m) kept between the fingertip sphere and the table top, and the arm's ready configuration (rad or m:
+    the seed of its inverse kinematics and, for a spatial arm, the fingertip orientation held while pushing)."""
+
+    table: Table
+    obj: PushedObject
+    start_pose: np.ndarray
+    contact_friction: float
+    finger_clearance: float
+    arm_ready_positions: np.ndarray
+
+    def footprint_on_table(self, pose) -> bool:
+        """True when the object's footprint at ``pose`` lies wholly on the table."""
+        return self.table.contains(to_world(np.asarray(pose, dtype=float), self.obj.footprint))
+
+
+def _pairs(values, what: str) -> np.ndarray:
+    array = np.asarray(values, dtype=float)
+    if array.ndim != 1 or array.size < 6 or array.size % 2:
+        raise InputError(f"{what}: expected x, y pairs of at least 3 points, got {array.size} values")
+    return array.reshape(-1, 2)
+
+
+def _extent(raw, what: str) -> tuple[float, float]:
+    low, high = finite_vector(raw, 2, what)
+    if not low < high:
+        raise InputError(f"{what}: expected [low, high] with low < high, got {[low, high]}")
+    return float(low), float(high)
+
+
+def scene_from_dict(data: dict, source: str = "<dict>") -> TableScene:
+    """Build and validate a scene (InputError naming the field)."""
+    try:
+        table, obj = data["table"], data["object"]
+        table = Table(_extent(table["x"], "table.x"), _extent(table["y"], "table.y"),
+                      finite_scalar(table.get("height", 0.0), "table.height"))
+        grid = obj.get("pressure_model", "exact")
+        if grid not in ("exact", "grid"):
+            raise InputError(f"object.pressure_model: expected exact or grid, got {grid!r}")
+        pushed = make_pushed_object(_pairs(obj["footprint"], "object.footprint"), obj["support_friction"],
+                                    obj["normal_force"], grid_points=obj.get("grid_points", 200) if grid == "grid"
+                                    else 0)
+        scene = TableScene(table, pushed, finite_vector(obj["start_pose"], 3, "object.start_pose"),
+                           finite_scalar(obj["contact_friction"], "object.contact_friction", low=0.0),
+                           finite_scalar(data.get("finger_clearance", 0.0), "finger_clearance", low=0.0),
+                           np.asarray(data["arm_ready_positions"], dtype=float))
+    except KeyError as error:
+        raise InputError(f"{source}: missing field {error}") from None
+    if not scene.footprint_on_table(scene.start_pose):
+        raise InputError(f"{source}: object.start_pose {scene.start_pose.tolist()} puts the object off the table")
+    return scene
+
+
+def load_scene(path) -> TableScene:
+    """Read a scene file (ModelError when it cannot be read or parsed, InputError for bad values)."""
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text())
+    except (OSError, yaml.YAMLError) as error:
+        raise ModelError(f"scene file {path}: {error}") from error
+    if not isinstance(data, dict):
+        raise ModelError(f"scene file {path}: expected a mapping with table and object")
+    return scene_from_dict(data, str(path))
