@@ -26,8 +26,8 @@ import numpy as np
 from scipy.integrate import solve_ivp
 
 from discrete_robot.discrete.dynamic_model import DiscreteDynamicModel
-from discrete_robot.discrete.simulation import FixedStepSimulation
 from discrete_robot.discrete.integrators import accelerations
+from discrete_robot.discrete.simulation import FixedStepSimulation
 from discrete_robot.model.description import load_model, model_from_dict, package_config_path
 from discrete_robot.model.dynamics import RigidBodySystem
 from discrete_robot.model.lagrangian import total_energy
