@@ -1,5 +1,4 @@
-"""The arm as a pusher: its fingertip over the table, finger paths as joint trajectories, and the closed chain
-in which the simulated arm's actual fingertip pushes the object.
+"""The arm as a pusher: its fingertip over the table, and finger paths as joint trajectories.
 
 Finger paths. A path of straight finger segments (world x, y at the finger's height) is timed segment by
 segment as rest-to-rest minimum-jerk motions, s(τ) = L (10τ³ − 15τ⁴ + 6τ⁵), whose peak speed 15L/(8T) is
@@ -10,25 +9,16 @@ a spatial arm), and the arm follows them with the simulators' tracker (computed 
 efforts saturated at the model's limits). Why not the minimum-time planner: under a finger-speed cap far below
 what the motors can do, its answer is the capped profile itself, while min-jerk keeps the accelerations, and
 so the torques, smooth.
-
-The closed chain. Every simulator step moves the actual fingertip (forward kinematics of the simulated
-joints) from where it was to where it is, and the object responds to that move by the minimum-power model
-(:func:`discrete_robot.pushing.simulation.push_step`): contact is made and lost as the geometry says.
 """
 
 from dataclasses import dataclass
 
 import numpy as np
 
-from discrete_robot.discrete.dissipation import Dissipation
-from discrete_robot.discrete.simulation import FixedStepSimulation
-from discrete_robot.discrete.tracking import TrajectoryReference, tracking_torques
 from discrete_robot.errors import InputError
 from discrete_robot.manipulation.scene import TableScene
 from discrete_robot.model.description import RobotModel
-from discrete_robot.model.dynamics import RigidBodySystem
 from discrete_robot.model.inverse_kinematics import ToolPoint, joint_path, tool_pose
-from discrete_robot.pushing.simulation import clearance, push_step
 from discrete_robot.validation import finite_vector, positive_step
 
 #: the peak speed of a min-jerk segment is this times its mean speed
@@ -119,45 +109,3 @@ def finger_trajectory(arm: ArmFinger, waypoints, pushing, q_start, max_push_spee
     t, finger = np.concatenate(times), np.vstack(fingers)
     q = arm.joint_path(finger, q_start)
     return FingerTrajectory(t, q, np.gradient(q, t, axis=0), finger)
-
-
-@dataclass(frozen=True)
-class ExecutedPush:
-    """The closed chain, sampled every simulator step: times (s), joint positions (rad), applied efforts
-    (N m), fingertip centres (m, world x y) and object poses (x, y, θ); the deepest penetration of the finger
-    into the object (m, ≥ 0)."""
-
-    t: np.ndarray
-    q: np.ndarray
-    effort: np.ndarray
-    finger: np.ndarray
-    poses: np.ndarray
-    penetration: float
-
-
-def execute_pushes(arm: ArmFinger, scene: TableScene, trajectory: FingerTrajectory, pose, time_step: float = 1e-3,
-                   settle: float = 0.5, kp: float = 400.0, kd: float = 40.0) -> ExecutedPush:
-    """Simulate the arm tracking ``trajectory`` (then ``settle`` s holding its end) at ``time_step``, the object
-    at ``pose`` responding to the actual fingertip (module docstring)."""
-    model = arm.model
-    system = RigidBodySystem(model)
-    simulation = FixedStepSimulation(system, "discrete", time_step, trajectory.q[0], np.zeros(model.dof),
-                                     model.lower, model.upper, Dissipation.from_model(model), model.joint_names)
-    reference = TrajectoryReference(trajectory.t, trajectory.q, trajectory.qd)
-    steps = int(np.ceil((trajectory.t[-1] + settle) / time_step))
-    pose = np.asarray(pose, dtype=float)
-    finger = arm.position(simulation.q)
-    record = {"t": [0.0], "q": [simulation.q], "effort": [np.zeros(model.dof)], "finger": [finger], "poses": [pose]}
-    penetration = max(0.0, -clearance(scene.obj, pose, finger, arm.radius))
-    for _ in range(steps):
-        tau = tracking_torques(system, simulation.q, simulation.qd, reference.sample(simulation.time), kp, kd,
-                               model.effort_limits)
-        simulation.step(1, lambda t, q, qd, tau=tau: tau)
-        moved = arm.position(simulation.q)
-        pose = push_step(scene.obj, pose, finger, moved, scene.contact_friction, arm.radius).pose
-        finger = moved
-        penetration = max(penetration, -clearance(scene.obj, pose, finger, arm.radius))
-        for key, value in (("t", simulation.time), ("q", simulation.q), ("effort", tau), ("finger", finger),
-                           ("poses", pose)):
-            record[key].append(value)
-    return ExecutedPush(*(np.array(record[key]) for key in ("t", "q", "effort", "finger", "poses")), penetration)

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from discrete_robot.errors import InputError
-from discrete_robot.manipulation.arm import ArmFinger, execute_pushes, finger_trajectory
+from discrete_robot.manipulation.arm import ArmFinger, finger_trajectory
+from discrete_robot.manipulation.chain import execute_pushes
 from discrete_robot.manipulation.scene import load_scene, scene_from_dict
 from discrete_robot.model.description import load_model, package_config_path
 from discrete_robot.pushing.simulation import simulate_push
