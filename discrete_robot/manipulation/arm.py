@@ -70,13 +70,14 @@ class ArmFinger:
 
 @dataclass(frozen=True)
 class FingerTrajectory:
-    """Times (s), joint positions and velocities (rad, rad/s) and the finger positions (m, world x y) they
-    place the fingertip at."""
+    """Times (s), joint positions and velocities (rad, rad/s), the finger positions (m, world x y) they place
+    the fingertip at, and the index of the path segment each sample ends (0 for the first sample)."""
 
     t: np.ndarray
     q: np.ndarray
     qd: np.ndarray
     finger: np.ndarray
+    segment: np.ndarray
 
 
 def min_jerk_times(length: float, peak_speed: float, sample_time: float) -> tuple[np.ndarray, np.ndarray]:
@@ -97,15 +98,18 @@ def finger_trajectory(arm: ArmFinger, waypoints, pushing, q_start, max_push_spee
     if waypoints.ndim != 2 or waypoints.shape[1] != 2 or len(waypoints) < 2 or len(pushing) != len(waypoints) - 1:
         raise InputError(f"finger path: expected k >= 2 points (k, 2) and k - 1 pushing flags, got "
                          f"{waypoints.shape} and {len(pushing)}")
-    times, fingers, elapsed = [np.zeros(1)], [waypoints[:1]], 0.0
-    for a, b, push in zip(waypoints[:-1], waypoints[1:], pushing, strict=True):
+    times, fingers, segments, elapsed = [np.zeros(1)], [waypoints[:1]], [np.zeros(1, dtype=int)], 0.0
+    for index, (a, b, push) in enumerate(zip(waypoints[:-1], waypoints[1:], pushing, strict=True)):
         length = float(np.linalg.norm(b - a))
         if length == 0.0:
             continue
         t, s = min_jerk_times(length, max_push_speed if push else reposition_speed, sample_time)
         times.append(elapsed + t[1:])
         fingers.append(a + (s[1:] / length)[:, None] * (b - a))
+        segments.append(np.full(len(t) - 1, index))
         elapsed += float(t[-1])
     t, finger = np.concatenate(times), np.vstack(fingers)
+    if len(t) < 2:
+        raise InputError("finger path: every segment has zero length")
     q = arm.joint_path(finger, q_start)
-    return FingerTrajectory(t, q, np.gradient(q, t, axis=0), finger)
+    return FingerTrajectory(t, q, np.gradient(q, t, axis=0), finger, np.concatenate(segments))

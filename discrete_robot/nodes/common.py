@@ -34,12 +34,14 @@ import rclpy
 from builtin_interfaces.msg import Time
 from geometry_msgs.msg import Point, Pose, Quaternion
 from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescriptor, SetParametersResult
+from rclpy.clock import Clock, ClockType
 from rclpy.exceptions import ParameterException, ParameterUninitializedException
 from rclpy.executors import Executor, MultiThreadedExecutor, SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.signals import SignalHandlerOptions
+from rclpy.task import Future
 from sensor_msgs.msg import JointState
 
 from discrete_robot.budget import STOP
@@ -327,6 +329,18 @@ class GuardedNode(Node):
 
     def create_timer(self, timer_period_sec, callback, *args, **kwargs):
         return super().create_timer(timer_period_sec, self.guard("timer", callback), *args, **kwargs)
+
+    async def wall_clock_result(self, future: Future, seconds: float):
+        """``future``'s result, or None when ``seconds`` of wall-clock time pass first (a steady-clock timer: the
+        node's own clock may be simulated time, which stops when the simulator does)."""
+        first = Future()
+        future.add_done_callback(lambda done: first.done() or first.set_result(done.result()))
+        timer = self.create_timer(seconds, lambda: first.done() or first.set_result(None),
+                                  clock=Clock(clock_type=ClockType.STEADY_TIME))
+        try:
+            return await first
+        finally:
+            self.destroy_timer(timer)
 
 
 def joint_state_msg(stamp: Time, names: Sequence[str], position, velocity=(), effort=()) -> JointState:

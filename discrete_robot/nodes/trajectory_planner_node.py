@@ -44,8 +44,6 @@ from control_msgs.action import FollowJointTrajectory
 from discrete_robot_interfaces.srv import PlanTrajectory
 from rclpy.action import ActionClient
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
-from rclpy.clock import Clock, ClockType
-from rclpy.task import Future
 from sensor_msgs.msg import JointState
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
@@ -156,7 +154,6 @@ class TrajectoryPlannerNode(GuardedNode):
         self.action = f"{values['controller_name']}/follow_joint_trajectory"
         self.action_client = ActionClient(self, FollowJointTrajectory, self.action,
                                           callback_group=ReentrantCallbackGroup())
-        self.steady = Clock(clock_type=ClockType.STEADY_TIME)
         self.create_service(PlanTrajectory, "plan_trajectory", self.on_plan,
                             callback_group=MutuallyExclusiveCallbackGroup())
         self.get_logger().info(f"planning for '{model.name}' ({', '.join(model.joint_names)}) from {path}")
@@ -208,7 +205,8 @@ class TrajectoryPlannerNode(GuardedNode):
         handle = await self.action_client.send_goal_async(goal, feedback_callback=on_feedback)
         if not handle.accepted:
             return _failed(response, f"execute: {action} rejected the goal")
-        result = await self._within(handle.get_result_async(), response.duration + self.values["execution_timeout"])
+        result = await self.wall_clock_result(handle.get_result_async(),
+                                              response.duration + self.values["execution_timeout"])
         if result is None:
             await handle.cancel_goal_async()
             return _failed(response, f"execute: no result from {action} within {response.duration:.3g} s + "
@@ -223,17 +221,6 @@ class TrajectoryPlannerNode(GuardedNode):
                                      f"{outcome.error_string}")
         response.message += f"; executed: {outcome.error_string or 'SUCCESSFUL'}"
         return response
-
-    async def _within(self, future: Future, seconds: float):
-        """``future``'s result, or None when ``seconds`` of wall-clock time pass first (a steady-clock timer: the
-        node's clock may be simulated time)."""
-        first = Future()
-        future.add_done_callback(lambda done: first.done() or first.set_result(done.result()))
-        timer = self.create_timer(seconds, lambda: first.done() or first.set_result(None), clock=self.steady)
-        try:
-            return await first
-        finally:
-            self.destroy_timer(timer)
 
 
 def _failed(response: PlanTrajectory.Response, reason: str) -> PlanTrajectory.Response:
