@@ -19,7 +19,7 @@ from discrete_robot.errors import InputError
 from discrete_robot.manipulation.scene import TableScene
 from discrete_robot.model.description import RobotModel
 from discrete_robot.model.inverse_kinematics import ToolPoint, joint_path, tool_pose
-from discrete_robot.validation import finite_vector, positive_step
+from discrete_robot.validation import finite_scalar, finite_vector, positive_step
 
 #: the peak speed of a min-jerk segment is this times its mean speed
 MIN_JERK_PEAK = 15.0 / 8.0
@@ -40,22 +40,22 @@ class ArmFinger:
     ready: np.ndarray
 
     @classmethod
-    def in_scene(cls, model: RobotModel, scene: TableScene) -> "ArmFinger":
-        """The arm's fingertip over the scene's table; InputError when the model has no fingertip or a spatial
-        arm's ready configuration does not point it down."""
+    def in_scene(cls, model: RobotModel, scene: TableScene, radius: float = 0.0) -> "ArmFinger":
+        """The arm's fingertip (of ``radius`` m, 0 = the model file's) over the scene's table; InputError when
+        the model has no fingertip or a spatial arm's ready configuration does not point it down."""
         tip = model.fingertip
         if tip is None:
             raise InputError(f"model '{model.name}' has no fingertip (docs/model_format.md)")
+        radius = finite_scalar(radius, "finger radius", low=0.0) or tip.radius
         ready = finite_vector(scene.arm_ready_positions, model.dof, "arm_ready_positions")
         tool = ToolPoint.on(model, tip.link, tip.offset)
         if model.dof < 6:
-            return cls(model, tool, tip.radius, scene.table.height, None, ready)
+            return cls(model, tool, radius, scene.table.height, None, ready)
         rotation = tool_pose(model, tool, ready)[1]
         axis = rotation @ tip.offset / np.linalg.norm(tip.offset)
         if axis[2] > -DOWNWARD:
             raise InputError(f"arm_ready_positions point the fingertip along {axis.round(3).tolist()}, not down")
-        return cls(model, tool, tip.radius, scene.table.height + tip.radius + scene.finger_clearance, rotation,
-                   ready)
+        return cls(model, tool, radius, scene.table.height + radius + scene.finger_clearance, rotation, ready)
 
     def position(self, q) -> np.ndarray:
         """The fingertip centre's world (x, y), m."""

@@ -1,6 +1,7 @@
 """The table-top pushing scene: a rectangular table, an object on it and the clearance of the arm's finger.
 
-Loaded from a YAML file (config/table_scene.yaml): poses are (x, y, θ) of the object frame in the world
+Loaded from a YAML file, one per arm (config/table_scene_<model name>.yaml: the table in front of that arm,
+and the arm's ready configuration): poses are (x, y, θ) of the object frame in the world
 frame (REP 103: z up; m, rad), the table is axis-aligned in the world, and the object is the same
 description the push services take (footprint counter-clockwise in the object frame, weight, support and
 finger friction, pressure model).
@@ -86,6 +87,13 @@ def scene_from_dict(data: dict, source: str = "<dict>") -> TableScene:
     if not scene.footprint_on_table(scene.start_pose):
         raise InputError(f"{source}: object.start_pose {scene.start_pose.tolist()} puts the object off the table")
     return scene
+
+
+def scene_path_for(model_name: str) -> Path:
+    """The shipped scene of the arm called ``model_name``: config/table_scene_<model_name>.yaml."""
+    from discrete_robot.model.description import package_config_path
+
+    return package_config_path(f"table_scene_{model_name}.yaml")
 
 
 def load_scene(path) -> TableScene:

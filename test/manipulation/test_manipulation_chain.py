@@ -22,7 +22,7 @@ PUSH_SPEED = 0.05  # m/s
 @pytest.fixture(scope="module")
 def planar():
     model = load_model(package_config_path("planar_2link.yaml"))
-    scene = load_scene(package_config_path("table_scene_planar.yaml"))
+    scene = load_scene(package_config_path("table_scene_planar_2link.yaml"))
     return ArmFinger.in_scene(model, scene), scene
 
 
@@ -39,7 +39,7 @@ def _angle(a: float) -> float:
 
 
 def test_the_shipped_scenes_load_and_bad_scenes_are_refused():
-    scene = load_scene(package_config_path("table_scene.yaml"))
+    scene = load_scene(package_config_path("table_scene_arm_6dof.yaml"))
     assert scene.footprint_on_table(scene.start_pose)
     raw = {"table": {"x": [0.0, 1.0], "y": [0.0, 1.0]}, "arm_ready_positions": [0.0, 0.0],
            "object": {"footprint": [0, 0, 0.1, 0, 0.1, 0.1, 0, 0.1], "normal_force": 1.0, "support_friction": 0.5,
@@ -90,7 +90,7 @@ def test_an_off_centre_push_follows_the_open_loop_prediction_of_its_finger_path(
 
 def test_the_six_joint_arm_pushes_with_its_fingertip_pointing_down():
     model = load_model(package_config_path("arm_6dof.yaml"))
-    scene = load_scene(package_config_path("table_scene.yaml"))
+    scene = load_scene(package_config_path("table_scene_arm_6dof.yaml"))
     arm = ArmFinger.in_scene(model, scene)
     assert arm.height == pytest.approx(scene.table.height + 0.01 + scene.finger_clearance)
     path, pushing = _behind(scene, arm, 0.0, 0.03)
