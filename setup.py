@@ -4,7 +4,8 @@ from setuptools import find_packages, setup
 
 package_name = "discrete_robot"
 
-NODES = ["discrete_robot_node", "space_robot_node", "push_predictor_node", "trajectory_planner_node"]
+NODES = ["discrete_robot_node", "space_robot_node", "push_predictor_node", "trajectory_planner_node",
+         "manipulation_node"]
 
 setup(
     name=package_name,

@@ -3,7 +3,7 @@
 ros2 launch discrete_robot bringup.launch.py [model_file:=...] [rviz:=true] [use_sim_time:=false]
     [publish_tf:=false]
 
-The planner and the simulator load the same arm model (model_file), so the
+The planner, the simulator and the manipulation node load the same arm model (model_file), so the
 planner -> joint_trajectory -> simulator -> joint_states -> robot_state_publisher
 -> RViz chain is consistent. One clock: the arm's simulator publishes /clock and
 the space robot's follows it (publish_clock:=false). Each include runs in its own
@@ -22,6 +22,7 @@ CAPABILITIES = {
     "trajectory_planner.launch.py": (("model_file",), {}),
     "space_robot.launch.py": (("publish_tf",), {"publish_clock": "false"}),
     "push_predictor.launch.py": ((), {}),
+    "manipulation.launch.py": (("model_file",), {}),
 }
 
 

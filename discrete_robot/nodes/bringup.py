@@ -60,6 +60,7 @@ COMPONENTS = (
     # One clock for the system: the arm's simulator publishes /clock, the space robot follows it.
     Component("space_robot_node", "space_robot.yaml", "space_robot.launch.py", overrides=(("publish_clock", False),)),
     Component("push_predictor_node", "push_predictor.yaml", "push_predictor.launch.py"),
+    Component("manipulation_node", "manipulation.yaml", "manipulation.launch.py", arm_model=True),
 )
 
 
@@ -80,7 +81,7 @@ def main(args: list[str] | None = None) -> int:
     argv = sys.argv if args is None else ["bringup", *args]
     parser = argparse.ArgumentParser(prog="bringup", description=__doc__.splitlines()[0])
     parser.add_argument("--only", nargs="+", choices=[c.node for c in COMPONENTS], help="start only these nodes")
-    parser.add_argument("--model-file", help="arm model YAML for the simulator and the planner")
+    parser.add_argument("--model-file", help="arm model YAML for the simulator, the planner and the manipulation node")
     options = parser.parse_args(remove_ros_args(argv)[1:])
     components = [c for c in COMPONENTS if not options.only or c.node in options.only]
     missing = [c for c in components if not package_config_path(c.config).exists()]

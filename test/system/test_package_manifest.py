@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-NODES = ["discrete_robot_node", "space_robot_node", "push_predictor_node", "trajectory_planner_node"]
+NODES = ["discrete_robot_node", "space_robot_node", "push_predictor_node", "trajectory_planner_node",
+         "manipulation_node"]
 # Python module -> rosdep key that provides it.
 PYTHON_DEPENDENCIES = {"numpy": "python3-numpy", "scipy": "python3-scipy", "transforms3d": "python3-transforms3d",
                        "yaml": "python3-yaml", "matplotlib": "python3-matplotlib"}
