@@ -99,3 +99,23 @@ def test_the_six_joint_arm_pushes_with_its_fingertip_pointing_down():
     np.testing.assert_allclose(executed.poses[-1], scene.start_pose + [0.03, 0.0, 0.0], atol=2e-3)
     assert executed.penetration <= 1e-3
     assert np.all(np.abs(executed.effort) <= model.effort_limits)
+
+
+@pytest.mark.parametrize("offset", [(-0.05, 0.03, 1.1), (0.06, 0.08, 0.0)], ids=["rotation_63deg", "two_sides"])
+def test_planned_pushes_executed_by_the_arm_reach_the_goal(planar, offset):
+    """The whole chain in the core: pushes planned to a goal, the finger motion tracked by the simulated arm,
+    the object following its actual fingertip: the goal is reached within 1 cm and 5°, the executed object path
+    stays within 1 cm and 5° of the planned one, the finger never sinks 1 mm into the object and the arm never
+    needs its full torque."""
+    from discrete_robot.manipulation.push_to_pose import path_difference, plan_push_motion, pose_error, push_goal
+
+    arm, scene = planar
+    goal = push_goal(scene, scene.start_pose + offset, scene.start_pose)
+    motion = plan_push_motion(arm, scene, goal, arm.ready, PUSH_SPEED, 0.2, 0.01, np.radians(5.0))
+    executed = execute_pushes(arm, scene, motion.trajectory, scene.start_pose, time_step=0.002)
+    position, angle = pose_error(executed.poses[-1], goal.goal)
+    assert position <= 0.01 and abs(angle) <= np.radians(5.0)
+    path_position, path_angle = path_difference(motion.planned_poses, executed.poses)
+    assert path_position <= 0.01 and path_angle <= np.radians(5.0)
+    assert executed.penetration <= 1e-3
+    assert np.max(np.abs(executed.effort) / arm.model.effort_limits) < 1.0
