@@ -113,4 +113,5 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if result is not None:
         print(render(result, args.json))
-    return 0
+    # a command whose document reports failure (an experiment that missed its goal) fails too
+    return 1 if isinstance(result, dict) and result.get("success") is False else 0

@@ -5,6 +5,7 @@ started first and stopped (Ctrl-C semantics) at the end; otherwise the nodes
 must already run (a launch file or ``bringup``).
 """
 
+import argparse
 import logging
 import time
 from pathlib import Path
@@ -17,7 +18,8 @@ DEMO_OVERRIDES = {"apply_paper_loads": True}  # the space robot runs the paper's
 #: the experiments (run by :mod:`.experiments`), here so that ``--help`` imports no ROS module
 SUMMARIES = {"plan-execute": "min-time plan executed on the discrete model",
              "space": "space robot under the paper's loads",
-             "push-sweep": "push simulation over contact offsets"}
+             "push-sweep": "push simulation over contact offsets",
+             "push-to-pose": "the simulated arm pushes the table-top object to a goal pose"}
 ALL = list(SUMMARIES)
 
 
@@ -29,7 +31,35 @@ def add_commands(parser, common) -> None:
         sub.add_argument("--start-bringup", action="store_true",
                          help="start the composed bringup for the run (demo always does)")
         sub.add_argument("--no-record", action="store_true", help="do not write an MCAP file")
+        if name == "push-to-pose":
+            _push_arguments(sub)
         sub.set_defaults(run=run_experiments)
+
+
+def _pose(text: str) -> list[float]:
+    values = [float(v) for v in text.split(",")]
+    if len(values) != 3:
+        raise argparse.ArgumentTypeError(f"expected X,Y,THETA (m, m, rad), got {text!r}")
+    return values
+
+
+def _floats(text: str) -> list[float]:
+    return [float(v) for v in text.split(",")]
+
+
+def _push_arguments(sub) -> None:
+    sub.add_argument("--goal", type=_pose, required=True, help="object goal pose X,Y,THETA (world: m, m, rad)")
+    sub.add_argument("--start", type=_pose, help="object start pose X,Y,THETA (default: the scene's)")
+    sub.add_argument("--model", default="arm_6dof.yaml",
+                     help="arm model file (config/ name or path) with a fingertip; its scene is "
+                          "config/table_scene_<model name>.yaml")
+    sub.add_argument("--object-footprint", type=_floats, default=[],
+                     help="X0,Y0,X1,Y1,... counter-clockwise in the object frame, m (default: the scene's)")
+    sub.add_argument("--normal-force", type=float, default=0.0, help="N (default: the scene's)")
+    sub.add_argument("--support-friction", type=float, default=0.0, help="object-table (default: the scene's)")
+    sub.add_argument("--contact-friction", type=float, default=-1.0, help="finger-object (default: the scene's)")
+    sub.add_argument("--finger-radius", type=float, default=0.0, help="m (default: the model file's)")
+    sub.add_argument("--time-step", type=float, default=0.001, help="the arm simulator's step, s")
 
 
 def run_experiments(args) -> dict:
@@ -40,21 +70,54 @@ def run_experiments(args) -> dict:
 
     names = ALL if args.name == "demo" else [args.name]
     output_dir = Path(args.output_dir)
-    bringup = None
-    if args.name == "demo" or args.start_bringup:
-        bringup = NodeProcess("bringup", output_dir / "logs", params=DEMO_OVERRIDES)
-        time.sleep(1.0)
-        if not bringup.alive():
-            raise InputError(f"bringup exited at start:\n{bringup.log()[-2000:]}")
+    processes = []
+    functions = None
+    if args.name == "push-to-pose" and not args.start_bringup:
+        processes, functions = _push_nodes(args, output_dir)
+    elif args.name == "demo" or args.start_bringup:
+        processes = [NodeProcess("bringup", output_dir / "logs", params=DEMO_OVERRIDES)]
+    time.sleep(1.0 if processes else 0.0)
+    for process in processes:
+        if not process.alive():
+            raise InputError(f"{process.name} exited at start:\n{process.log()[-2000:]}")
     try:
-        summary = run(names, output_dir, record=not args.no_record)
+        summary = run(names, output_dir, record=not args.no_record, functions=functions)
     finally:
-        if bringup is not None:
-            status = bringup.stop(timeout=5.0)
-            logger.info("bringup stopped with status %s", status)
+        for process in processes:
+            logger.info("%s stopped with status %s", process.name, process.stop(timeout=5.0))
+    if args.name == "push-to-pose":
+        # the experiment's own document at the top, as `--json` users of this command expect it
+        summary = {**summary["experiments"]["push-to-pose"], "mcap": summary.get("mcap"),
+                   "output_dir": summary["output_dir"]}
     summary["next_steps"] = {
         "plots": sorted(str(p) for p in output_dir.glob("*.png")),
         "foxglove": f"open {summary.get('mcap', {}).get('path', '')} in Foxglove Studio (File > Open local file)",
         "rviz": "with a system ROS 2: ros2 bag play <mcap> & ros2 launch discrete_robot bringup.launch.py",
     }
     return summary
+
+
+def _push_nodes(args, output_dir: Path):
+    """The arm's simulator and manipulation_node for ``args.model``, and the experiment run with the user's goal."""
+    import functools
+
+    from discrete_robot.manipulation.scene import load_scene, scene_path_for
+    from discrete_robot.model.description import load_model, package_config_path
+    from discrete_robot.ros.processes import NodeProcess
+    from discrete_robot.ros.push_experiment import push_to_pose
+
+    path = Path(args.model) if Path(args.model).exists() else package_config_path(args.model)
+    model = load_model(path)
+    ready = [float(v) for v in load_scene(scene_path_for(model.name)).arm_ready_positions]
+    logs = output_dir / "logs"
+    processes = [
+        NodeProcess("discrete_robot_node", logs, params={"model_file": str(path), "time_step": args.time_step,
+                                                         "publish_rate": 100.0, "initial_positions": ready,
+                                                         "publish_tf": True}),
+        NodeProcess("manipulation_node", logs, params={"model_file": str(path), "finger_radius": args.finger_radius,
+                                                       "publish_rate": 50.0}),
+    ]
+    experiment = functools.partial(push_to_pose, model_name=model.name, goal=args.goal, start=args.start,
+                                   footprint=args.object_footprint, normal_force=args.normal_force,
+                                   support_friction=args.support_friction, contact_friction=args.contact_friction)
+    return processes, {"push-to-pose": experiment}

@@ -12,6 +12,7 @@ with an MCAP recording of every topic and a summary.json.
 - ``push-sweep``: ``simulate_push`` for a sweep of contact offsets.
 """
 
+import functools
 import json
 import logging
 import math
@@ -36,11 +37,14 @@ from discrete_robot.errors import DiscreteRobotError
 from discrete_robot.nodes.common import LATCHED_QOS, duration_seconds, seconds_to_duration_fields
 from discrete_robot.plotting import new_figure, save_figure
 from discrete_robot.ros.cli import SUMMARIES
+from discrete_robot.ros.push_experiment import push_to_pose
 from discrete_robot.ros.recorder import McapRecorder
 from discrete_robot.ros.session import RosSession
 
 logger = logging.getLogger(__name__)
 
+DEMO_ARM = "planar_2link"          # the composed bringup's arm (and its scene, config/table_scene_planar_2link.yaml)
+DEMO_PUSH_GOAL = (1.06, 0.0, 0.35)  # m, m, rad: 4 cm back and 20 degrees round from the scene's start
 PLAN_START = (-math.pi / 2, 0.0)  # hanging (gravity -y): the motors have torque to spare at the start
 PLAN_GOAL = (0.0, math.pi / 2)
 SETTLE_TIME = 2.0  # s the arm holds the start before the planned motion
@@ -214,13 +218,16 @@ def push_sweep(session: RosSession, output_dir: Path, progress: tqdm) -> dict:
     return {"offsets_m": offsets, "final_rotation_rad": rotations, "plot": plot}
 
 
-_FUNCTIONS = {"plan-execute": plan_execute, "space": space, "push-sweep": push_sweep}
+_FUNCTIONS = {"plan-execute": plan_execute, "space": space, "push-sweep": push_sweep,
+              "push-to-pose": functools.partial(push_to_pose, model_name=DEMO_ARM, goal=DEMO_PUSH_GOAL)}
 EXPERIMENTS = {name: Experiment(name, SUMMARIES[name], function) for name, function in _FUNCTIONS.items()}
-STEPS = {"plan-execute": 12, "space": 10, "push-sweep": 7}  # progress-bar units of each experiment
+STEPS = {"plan-execute": 12, "space": 10, "push-sweep": 7, "push-to-pose": 2}  # progress-bar units of each
 
 
-def run(names: list[str], output_dir: Path, record: bool = True) -> dict:
-    """Run the named experiments against the live nodes; record every topic to ``output_dir/<name>.mcap``."""
+def run(names: list[str], output_dir: Path, record: bool = True, functions: dict | None = None) -> dict:
+    """Run the named experiments against the live nodes; record every topic to ``output_dir/<name>.mcap``.
+    ``functions`` replaces the experiments' functions by name (an experiment run with the user's arguments)."""
+    functions = {name: experiment.function for name, experiment in EXPERIMENTS.items()} | (functions or {})
     output_dir = Path(output_dir)
     output_dir.mkdir(parents=True, exist_ok=True)
     summary = {"experiments": {}, "output_dir": output_dir.resolve()}
@@ -235,7 +242,7 @@ def run(names: list[str], output_dir: Path, record: bool = True) -> dict:
             done = 0
             for name in names:
                 progress.set_description(name)
-                summary["experiments"][name] = EXPERIMENTS[name].function(session, output_dir, progress)
+                summary["experiments"][name] = functions[name](session, output_dir, progress)
                 done += STEPS[name]
                 progress.update(done - progress.n)  # experiments whose length varies end on their mark
         finally:

@@ -19,9 +19,9 @@ def test_demo_writes_plots_summary_and_an_mcap_with_moving_joint_states(tmp_path
                              "--output-dir", str(tmp_path)], capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-4000:]
     summary = json.loads(result.stdout)
-    assert set(summary["experiments"]) == {"plan-execute", "space", "push-sweep"}
+    assert set(summary["experiments"]) == {"plan-execute", "space", "push-sweep", "push-to-pose"}
     assert (tmp_path / "summary.json").exists()
-    for name in ("plan_execute", "space_robot", "push_sweep"):
+    for name in ("plan_execute", "space_robot", "push_sweep", "push_to_pose"):
         assert (tmp_path / f"{name}.png").stat().st_size > 10_000, f"{name}.png looks empty"
 
     positions = []
@@ -33,3 +33,5 @@ def test_demo_writes_plots_summary_and_an_mcap_with_moving_joint_states(tmp_path
     positions = np.array(positions)
     assert np.ptp(positions, axis=0).max() > 0.5, "recorded joint states do not move"
     assert summary["experiments"]["plan-execute"]["final_position_error_rad"] == pytest.approx([0, 0], abs=0.05)
+    push = summary["experiments"]["push-to-pose"]
+    assert push["success"], push["message"]

@@ -1,0 +1,148 @@
+"""``experiment push-to-pose``: the arm pushes the table-top object to a goal pose, live and recorded.
+
+Against running nodes (the arm's simulator and manipulation_node, for the same arm model): the arm is first
+brought to its scene's ready configuration through its FollowJointTrajectory action, then the PushObject goal
+is sent and everything the nodes publish is collected while it runs. Output: a top view (table, object
+outlines along the way, fingertip path, goal) and the joints against time in ``output_dir``, and a document
+with the start, goal, executed (times, fingertip centres, object poses), planned object poses, final error,
+success and message.
+"""
+
+from pathlib import Path
+
+import numpy as np
+from builtin_interfaces.msg import Duration
+from control_msgs.action import FollowJointTrajectory
+from discrete_robot_interfaces.action import PushObject
+from geometry_msgs.msg import Point, PointStamped, Pose2D, PoseStamped
+from sensor_msgs.msg import JointState
+from tqdm import tqdm
+from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+
+from discrete_robot.errors import DiscreteRobotError
+from discrete_robot.manipulation.scene import load_scene, scene_path_for
+from discrete_robot.plotting import new_figure, save_figure
+from discrete_robot.pushing.simulation import to_world
+from discrete_robot.ros.session import RosSession
+
+ARM_ACTION = "joint_trajectory_controller/follow_joint_trajectory"
+SETTLE_S = 2.0          # s the arm takes to its ready configuration
+RESULT_TIMEOUT_S = 900.0
+OUTLINES = 12           # object outlines drawn along the executed path
+
+
+class PushExperimentError(DiscreteRobotError):
+    """The nodes refused or failed the push-to-pose experiment."""
+
+
+def _stamp(msg) -> float:
+    return msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
+
+
+def _yaw(pose) -> float:
+    q = pose.orientation
+    return float(2.0 * np.arctan2(q.z, q.w))
+
+
+def _settle(session: RosSession, names: list[str], ready) -> None:
+    sec, nanosec = int(SETTLE_S), int(SETTLE_S % 1 * 1e9)
+    goal = FollowJointTrajectory.Goal(trajectory=JointTrajectory(joint_names=names, points=[JointTrajectoryPoint(
+        positions=[float(v) for v in ready], time_from_start=Duration(sec=sec, nanosec=nanosec))]))
+    handle = session.send_goal(FollowJointTrajectory, ARM_ACTION, goal)
+    result = session.goal_result(handle, SETTLE_S + 60.0).result
+    if result.error_code != FollowJointTrajectory.Result.SUCCESSFUL:
+        raise PushExperimentError(f"the arm did not reach its ready configuration: {result.error_string}")
+
+
+def push_to_pose(session: RosSession, output_dir: Path, progress: tqdm, model_name: str, goal, start=None,
+                 footprint=(), normal_force: float = 0.0, support_friction: float = 0.0,
+                 contact_friction: float = -1.0) -> dict:
+    """Run one push-to-pose goal (module docstring); poses (x, y, θ) in m and rad, world."""
+    scene = load_scene(scene_path_for(model_name))
+    names = list(session.wait_for_message("joint_states", JointState, timeout=30.0).name)
+    _settle(session, names, scene.arm_ready_positions)
+    progress.update(1)
+    fingers, objects, states, feedback = [], [], [], []
+    subscriptions = [session.node.create_subscription(PointStamped, "manipulation/fingertip", fingers.append, 100),
+                     session.node.create_subscription(PoseStamped, "manipulation/object_pose", objects.append, 100),
+                     session.node.create_subscription(JointState, "joint_states", states.append, 100)]
+    request = PushObject.Goal(goal=Pose2D(x=float(goal[0]), y=float(goal[1]), theta=float(goal[2])),
+                              use_start=start is not None, footprint=[Point(x=float(x), y=float(y))
+                                                                     for x, y in np.reshape(footprint, (-1, 2))],
+                              normal_force=float(normal_force), support_friction=float(support_friction),
+                              contact_friction=float(contact_friction))
+    if start is not None:
+        request.start = Pose2D(x=float(start[0]), y=float(start[1]), theta=float(start[2]))
+    handle = session.send_goal(PushObject, "push_object", request, feedback=feedback.append)
+    if not handle.accepted:
+        raise PushExperimentError("manipulation_node rejected the goal")
+    result = session.goal_result(handle, RESULT_TIMEOUT_S).result
+    session.spin_until(lambda: False, 0.3)   # the last poses after the result
+    for subscription in subscriptions:
+        session.node.destroy_subscription(subscription)
+    progress.update(1)
+    t0 = _stamp(objects[0]) if objects else 0.0
+    executed_object = [[m.pose.position.x, m.pose.position.y, _yaw(m.pose)] for m in objects]
+    # the node publishes the fingertip with each object pose: pair them by stamp (the nearest, should one drop)
+    finger_t = np.array([_stamp(m) for m in fingers])
+    nearest = [int(np.argmin(np.abs(finger_t - _stamp(m)))) for m in objects] if len(finger_t) else []
+    planned = [[p.x, p.y, p.theta] for p in result.planned_poses]
+    document = {
+        "start": executed_object[0] if executed_object else list(scene.start_pose),
+        "goal": [float(v) for v in goal],
+        "executed": {"t": [_stamp(m) - t0 for m in objects], "object": executed_object,
+                     "finger": [[fingers[i].point.x, fingers[i].point.y] for i in nearest]},
+        "planned": {"object": planned},
+        "final_error": {"position_m": result.position_error, "angle_rad": result.angle_error},
+        "planned_vs_executed": {"position_m": result.planned_vs_executed_position,
+                                "angle_rad": result.planned_vs_executed_angle},
+        "pushes": max((f.push_count for f in feedback), default=0),
+        "success": bool(result.success), "message": result.message,
+    }
+    document["plots"] = [_top_view(output_dir, scene, document), _joints(output_dir, names, states, t0)]
+    return document
+
+
+def _top_view(output_dir: Path, scene, document: dict) -> str:
+    fig, axes = new_figure(1, 1)
+    axis = axes[0] if isinstance(axes, (list, np.ndarray)) else axes
+    (x0, x1), (y0, y1) = scene.table.x, scene.table.y
+    axis.plot([x0, x1, x1, x0, x0], [y0, y0, y1, y1, y0], color="saddlebrown", label="table")
+
+    def outline(pose, **style):
+        corners = to_world(np.asarray(pose, dtype=float), document_footprint)
+        axis.fill(corners[:, 0], corners[:, 1], fill=False, **style)
+
+    document_footprint = scene.obj.footprint
+    executed = np.array(document["executed"]["object"]).reshape(-1, 3)
+    # outlines spread over the object's motion, not over time (it rests while the finger repositions)
+    travelled = np.concatenate([[0.0], np.cumsum(np.linalg.norm(np.diff(executed, axis=0), axis=1))])
+    if len(executed):
+        marks = np.linspace(0.0, travelled[-1], OUTLINES)
+        for index in sorted({int(np.searchsorted(travelled, mark)) for mark in marks}):
+            outline(executed[min(index, len(executed) - 1)], edgecolor="tab:blue", alpha=0.4)
+    outline(document["goal"], edgecolor="tab:green", linewidth=2, label="goal")
+    planned = np.array(document["planned"]["object"]).reshape(-1, 3)
+    if len(planned):
+        axis.plot(planned[:, 0], planned[:, 1], "--", color="grey", label="planned object path")
+    if len(executed):
+        axis.plot(executed[:, 0], executed[:, 1], color="tab:blue", label="executed object path")
+    finger = np.array(document["executed"]["finger"]).reshape(-1, 2)
+    if len(finger):
+        axis.plot(finger[:, 0], finger[:, 1], color="tab:red", linewidth=0.8, label="fingertip")
+    axis.set(xlabel="x [m]", ylabel="y [m]", title="push to pose (top view)", aspect="equal")
+    axis.legend(fontsize=8)
+    return save_figure(fig, output_dir, "push_to_pose")
+
+
+def _joints(output_dir: Path, names: list[str], states: list, t0: float) -> str:
+    fig, axes = new_figure(1, 1)
+    axis = axes[0] if isinstance(axes, (list, np.ndarray)) else axes
+    if states:
+        t = np.array([_stamp(s) for s in states]) - t0
+        q = np.array([s.position for s in states])
+        for j, name in enumerate(names):
+            axis.plot(t, q[:, j], label=name)
+    axis.set(xlabel="t [s]", ylabel="q [rad]", title="arm joints while pushing")
+    axis.legend(fontsize=8)
+    return save_figure(fig, output_dir, "push_to_pose_joints")
