@@ -50,10 +50,12 @@ SHORTER = {
     f"{CLI} discrete simulate --model config/arm_6dof.yaml": {"--steps": "20"},
 }
 
-# Commands that start the live ROS 2 nodes (`--start-bringup`): the project's `ros` and `slow` markers.
-# Nothing shorter exists for them: plan-execute's only options are --start-bringup and --no-record.
+# Commands that start the live ROS 2 nodes: the project's `ros` and `slow` markers. Nothing shorter exists for
+# them: plan-execute's only options are --start-bringup and --no-record.
 MARKS = {
     f"{CLI} experiment plan-execute": (pytest.mark.ros, pytest.mark.slow),
+    # the 6-joint arm at 1 ms runs at about a third of real time: ~90 s, as a user runs it
+    f"{CLI} experiment push-to-pose": (pytest.mark.ros, pytest.mark.slow),
 }
 
 # Files the README's commands name that are the user's own: README path -> shipped file copied there (a
