@@ -89,8 +89,9 @@ PARAMETERS = [
                   "<controller_name>/follow_joint_trajectory", read_only=True),
     ParameterSpec("planning_timeout", 30.0, "wall-clock budget of planning one goal, s", check=positive,
                   value_range=(0.1, 600.0)),
-    ParameterSpec("execution_timeout", 60.0, "wall-clock seconds beyond the motion's duration to wait for the "
-                  "arm's result", check=positive, value_range=(0.1, 3600.0)),
+    ParameterSpec("execution_timeout", 10.0, "wall-clock seconds without feedback from the arm after which its "
+                  "goal is canceled (a slow simulator is waited for as long as it makes progress)", check=positive,
+                  value_range=(0.1, 3600.0)),
     ParameterSpec("publish_rate", 20.0, "object pose, TF and markers, Hz", check=positive,
                   value_range=(0.1, 1000.0), read_only=True),
 ]
@@ -232,7 +233,10 @@ class ManipulationNode(GuardedNode):
         self.motion, self.executed = motion, []
         feedback = PushObject.Feedback(push_count=len(motion.plan.pushes))
 
+        progress = [0]
+
         def on_arm_feedback(message) -> None:
+            progress[0] += 1
             elapsed = duration_seconds(message.feedback.actual.time_from_start)
             sample = min(int(np.searchsorted(motion.trajectory.t, elapsed)), len(motion.trajectory.t) - 1)
             feedback.push_index = int(motion.push_index[sample])
@@ -243,8 +247,10 @@ class ManipulationNode(GuardedNode):
         if not arm_goal.accepted:
             handle.abort()
             return self._failed(result, f"{self.arm_action} rejected the finger motion")
-        arm_result = await self.wall_clock_result(arm_goal.get_result_async(),
-                                        motion.trajectory.t[-1] + self.values["execution_timeout"])
+        arm_result, seen = None, -1
+        while arm_result is None and progress[0] != seen and not handle.is_cancel_requested:
+            seen = progress[0]
+            arm_result = await self.wall_clock_result(arm_goal.get_result_async(), self.values["execution_timeout"])
         if handle.is_cancel_requested:
             await arm_goal.cancel_goal_async()
             handle.canceled()
@@ -252,7 +258,9 @@ class ManipulationNode(GuardedNode):
         self._report(result, goal, motion)
         if arm_result is None:
             await arm_goal.cancel_goal_async()
-            result.success, result.message = False, f"no result from {self.arm_action} in time; goal canceled"
+            result.success = False
+            result.message = (f"no progress from {self.arm_action} in execution_timeout = "
+                              f"{self.values['execution_timeout']:g} s; goal canceled")
         elif arm_result.result.error_code != FollowJointTrajectory.Result.SUCCESSFUL:
             result.success = False
             result.message = f"the arm failed ({arm_result.result.error_code}): {arm_result.result.error_string}"

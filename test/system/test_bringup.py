@@ -39,10 +39,10 @@ def test_all_nodes_up_plan_moves_the_arm_push_is_answered_and_sigint_is_clean(ro
         max(map(abs, m.position)) < 1e-3 and max(map(abs, m.velocity)) < 1e-3))
     response = ros.call(PlanTrajectory, "plan_trajectory", request, timeout=60.0)
     assert response.success, response.message
-    states = ros.collect("joint_states", JointState, response.duration + 1.0)
-    positions = [list(s.position) for _, s in states]
-    assert max(abs(a - b) for p in positions for a, b in zip(p, positions[0], strict=True)) > 0.3, \
-        "the planned trajectory did not move the simulated arm"
+    # the plan moves the arm to its goal; simulated time may run behind the wall clock on a loaded machine, so
+    # wait for the motion rather than for the plan's duration (RosTimeoutError if the arm never gets there)
+    ros.wait_for_message("joint_states", JointState, timeout=response.duration + 20.0, predicate=lambda m: (
+        max(abs(a - b) for a, b in zip(m.position, goal, strict=True)) < 0.05))
 
     square = [Point(x=x, y=y) for x, y in ((-0.05, -0.05), (0.05, -0.05), (0.05, 0.05), (-0.05, 0.05))]
     push = PredictPush.Request(footprint=square, normal_force=1.0, support_friction=0.5, contact_friction=0.3,
