@@ -96,6 +96,7 @@ def test_tf_holds_every_link_of_both_robots_on_one_clock(ros):
     ros.start("discrete_robot_node")
     ros.start("space_robot_node", params={"publish_clock": False})
     ros.wait_for_message("space_robot/joint_states", JointState, timeout=30.0)
+    ros.wait_for_message("joint_states", JointState, timeout=30.0)   # both worlds are up before /tf is sampled
     frames = set()
     for _, message in ros.collect("/tf", TFMessage, 1.5):
         frames |= {t.child_frame_id for t in message.transforms} | {t.header.frame_id for t in message.transforms}
