@@ -2,16 +2,17 @@
 
     .venv/bin/python scripts/fuzz.py [--cases 5000] [--output results/fuzz.json] [--only predict_push ...]
 
-``make fuzz`` runs it with 5000 cases per service and topic. Each target starts its node as a child
+``make fuzz`` runs it with 5000 cases per service, action and topic. Each target starts its node as a child
 process (the ROS tests' harness) and sends generated cases: NaN, ±inf, extremes and denormals in every
 float, empty, mismatched and huge arrays, degenerate and clockwise polygons, duplicate and unknown joint
 names, non-monotonic times. It counts, per target:
 
-- ``refusals``: ``success = false`` answers (services);
+- ``refusals``: ``success = false`` answers (services, actions) and rejected goals;
 - ``crashes``: the node process died (it is restarted and the run goes on);
-- ``hangs``: a service gave no answer within ``--timeout`` s, or a topic's node stopped publishing its state;
+- ``hangs``: a service or action gave no answer within ``--timeout`` s (or the target's own longer bound), or a
+  topic's node stopped publishing its state;
 - ``non_finite_successes``: a success response holding NaN or ±inf;
-- ``p50_ms`` / ``p99_ms``: service latency.
+- ``p50_ms`` / ``p99_ms``: service latency (actions: goal to result).
 
 Cases come from hypothesis strategies driven by ``@given`` (no shrinking: a fuzz run reports, it does not
 stop), so the same module serves the in-test DDS smoke run (``test/nodes/test_fuzz_smoke.py``, a hundred
@@ -176,16 +177,63 @@ def space_wrench(draw):
     return message
 
 
+ARM_READY = [-0.5, 1.0]     # config/table_scene_planar_2link.yaml (the manipulation node's default arm)
+
+
+def arm_ready_state():
+    """The manipulation node's arm at the scene's ready pose: it plans from the arm's joint states."""
+    from sensor_msgs.msg import JointState
+
+    return JointState(name=ARM_JOINTS, position=ARM_READY)
+
+
+@st.composite
+def arm_joint_states(draw):
+    from sensor_msgs.msg import JointState
+
+    names = draw(NAMES)
+    sane = st.lists(st.floats(-3.2, 3.2), min_size=2, max_size=2)
+    return JointState(name=names, position=draw(mostly(sane, FLOAT_ARRAY)), velocity=draw(st.one_of(st.just([]),
+                                                                                                     FLOAT_ARRAY)))
+
+
+@st.composite
+def push_object(draw):
+    """PushObject goals. A goal on the table and in reach is planned (seconds) and then fails for want of an arm
+    (the fuzzed node runs alone), so the coordinates range wide: most cases test the refusals, some the planning."""
+    from discrete_robot_interfaces.action import PushObject
+    from geometry_msgs.msg import Pose2D
+
+    def pose():
+        # x over the planar arm's table (config/table_scene_planar_2link.yaml) half the time: about one case in
+        # fifty is a goal the node plans
+        return Pose2D(x=draw(mostly(st.one_of(st.floats(0.6, 1.6), st.floats(-3.0, 3.0)))),
+                      y=draw(mostly(st.floats(-3.0, 3.0))), theta=draw(mostly(st.floats(-7.0, 7.0))))
+
+    return PushObject.Goal(goal=pose(), use_start=draw(st.booleans()), start=pose(),
+                           footprint=_points(draw(st.one_of(st.just([]), FOOTPRINT))),
+                           normal_force=draw(mostly(st.floats(0.0, 100.0))),
+                           support_friction=draw(mostly(st.floats(0.0, 2.0))),
+                           contact_friction=draw(mostly(st.floats(-1.0, 2.0))))
+
+
 @dataclass(frozen=True)
 class Target:
-    """One service or topic of one node, its case strategy, and the topic that shows the node is alive."""
+    """One service, action or topic of one node, its case strategy, and the topic that shows the node is alive."""
 
     name: str
     executable: str
     strategy: st.SearchStrategy
-    kind: str                    # "service" or "topic"
-    interface: str               # "pkg.srv:Type" or "pkg.msg:Type"
+    kind: str                    # "service", "action" or "topic"
+    interface: str               # "pkg.srv:Type", "pkg.action:Type" or "pkg.msg:Type"
     heartbeat: str | None = None
+    heartbeat_interface: str = "sensor_msgs.msg:JointState"
+    #: (topic, message factory): published once the node is up, before the cases, until the heartbeat shows
+    primer: tuple | None = None
+    #: s an answer may take at least (a push goal that plans takes up to the node's planning budget)
+    timeout: float = 0.0
+    #: node parameters
+    params: dict | None = None
 
 
 TARGETS = [
@@ -204,6 +252,11 @@ TARGETS = [
            "std_msgs.msg:Float64MultiArray", "space_robot/joint_states"),
     Target("space_robot/external_wrench", "space_robot_node", space_wrench(), "topic",
            "geometry_msgs.msg:WrenchStamped", "space_robot/joint_states"),
+    Target("push_object", "manipulation_node", push_object(), "action", "discrete_robot_interfaces.action:PushObject",
+           "manipulation/object_pose", "geometry_msgs.msg:PoseStamped", primer=("joint_states", arm_ready_state),
+           timeout=15.0, params={"planning_timeout": 3.0}),
+    Target("joint_states", "manipulation_node", arm_joint_states(), "topic", "sensor_msgs.msg:JointState",
+           "manipulation/object_pose", "geometry_msgs.msg:PoseStamped", primer=("joint_states", arm_ready_state)),
 ]
 
 
@@ -242,23 +295,44 @@ def fuzz_target(session, workdir: Path, target: Target, cases: int, timeout: flo
 
     interface = _interface(target.interface)
     tally = Tally()
-    node = [NodeProcess(target.executable, workdir / target.name.replace("/", "_"))]
+    node = [NodeProcess(target.executable, workdir / target.name.replace("/", "_"), params=target.params)]
+
+    heartbeat = None if target.heartbeat is None else _interface(target.heartbeat_interface)
+    timeout = max(timeout, target.timeout)
 
     def ready():
         if target.kind == "service":
             session.wait_for_service(interface, target.name, timeout=30.0)
-        elif target.heartbeat is not None:
-            from sensor_msgs.msg import JointState
-
-            session.wait_for_message(target.heartbeat, JointState, timeout=30.0)
-        else:
+        if target.primer is not None:
+            # sent until the node shows it arrived: a restarted node may not be matched yet when it is first sent
+            topic, message = target.primer
+            deadline = time.monotonic() + 30.0
+            while True:
+                session.publish(topic, message(), wait_for_subscriber=30.0)
+                try:
+                    session.wait_for_message(target.heartbeat, heartbeat, timeout=1.0)
+                    break
+                except RosTimeoutError:
+                    if time.monotonic() > deadline:
+                        raise
+        elif heartbeat is not None:
+            session.wait_for_message(target.heartbeat, heartbeat, timeout=30.0)
+        elif target.kind == "topic":
             session.spin_until(lambda: False, 2.0)
+
+    def ask(case):
+        """The answer to a service request or an action goal (a rejected goal: None)."""
+        if target.kind == "service":
+            return session.call(interface, target.name, case, timeout=timeout)
+        handle = session.send_goal(interface, target.name, case, timeout=timeout)
+        return session.goal_result(handle, timeout=timeout).result if handle.accepted else None
 
     def restart(reason: str):
         tally.crashes += 1
         tally.examples.append(reason)
         node[0].stop()
-        node[0] = NodeProcess(target.executable, workdir / f"{target.name.replace('/', '_')}_{tally.crashes}")
+        node[0] = NodeProcess(target.executable, workdir / f"{target.name.replace('/', '_')}_{tally.crashes}",
+                              params=target.params)
         ready()
 
     ready()
@@ -268,18 +342,18 @@ def fuzz_target(session, workdir: Path, target: Target, cases: int, timeout: flo
     @given(case=target.strategy)
     def send(case):
         tally.cases += 1
-        if target.kind == "service":
+        if target.kind in ("service", "action"):
             start = time.monotonic()
             try:
-                answer = session.call(interface, target.name, case, timeout=timeout)
-            except RosTimeoutError:
+                answer = ask(case)
+            except RosTimeoutError as error:
                 tally.hangs += 1
-                tally.examples.append(f"no answer within {timeout} s")
+                tally.examples.append(str(error))
                 if not node[0].alive():
                     restart("died without answering")
                 return
             tally.latencies.append(time.monotonic() - start)
-            if not answer.success:
+            if answer is None or not answer.success:
                 tally.refusals += 1
             elif first_non_finite(answer) is not None:
                 tally.non_finite_successes += 1
@@ -287,11 +361,9 @@ def fuzz_target(session, workdir: Path, target: Target, cases: int, timeout: flo
         else:
             session.publish(target.name, case, wait_for_subscriber=5.0)
             session.spin_until(lambda: False, 0.002)
-            if tally.cases % 50 == 0 and target.heartbeat is not None:
-                from sensor_msgs.msg import JointState
-
+            if tally.cases % 50 == 0 and heartbeat is not None:
                 try:
-                    session.wait_for_message(target.heartbeat, JointState, timeout=5.0)
+                    session.wait_for_message(target.heartbeat, heartbeat, timeout=5.0)
                 except RosTimeoutError:
                     tally.hangs += 1
         if not node[0].alive():
@@ -324,9 +396,9 @@ def run(cases: int, only=(), timeout: float = 15.0) -> dict:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cases", type=int, default=5000, help="generated cases per service and topic")
+    parser.add_argument("--cases", type=int, default=5000, help="generated cases per service, action and topic")
     parser.add_argument("--output", type=Path, default=Path("results/fuzz.json"))
-    parser.add_argument("--only", nargs="*", default=(), help="service or topic names")
+    parser.add_argument("--only", nargs="*", default=(), help="service, action or topic names")
     parser.add_argument("--timeout", type=float, default=15.0, help="s a service may take to answer")
     args = parser.parse_args()
     os.environ.setdefault("ROS_DOMAIN_ID", str(1 + os.getpid() % 101))

@@ -52,9 +52,10 @@ from discrete_robot.validation import finite_scalar
 LATCHED_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
 #: joint states, poses, commands: the ROS default (reliable, volatile, depth 10).
 STATE_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.VOLATILE)
-#: service requests: the default depth of 10 silently drops the 11th outstanding request of a busy service; a
-#: request is bounded work (see discrete_robot.budget), so queueing up to this many is answered in bounded time.
-SERVICE_QOS = QoSProfile(depth=1000, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
+#: service requests: KEEP_LAST would silently drop a request once a busy service has ``depth`` outstanding (the
+#: default 10: the 11th); KEEP_ALL keeps every request until it is taken, and each is bounded work (see
+#: discrete_robot.budget), so every request is answered, the last after the ones before it.
+SERVICE_QOS = QoSProfile(depth=1000, history=HistoryPolicy.KEEP_ALL, reliability=ReliabilityPolicy.RELIABLE,
                          durability=DurabilityPolicy.VOLATILE)
 #: how often one endpoint may log the same kind of refusal, s (the rest are counted and reported with the next)
 LOG_PERIOD_S = 5.0

@@ -91,3 +91,21 @@ def test_finger_jumps_are_ignored_and_the_services_stay_responsive(ros):
     assert np.allclose([poses[-1].pose.position.x, poses[-1].pose.position.y], 0.0), "the object never moved"
     assert "max_finger_jump" in node.log()
     assert node.alive()
+
+
+def test_every_request_is_answered_however_many_are_outstanding(ros):
+    """3000 requests sent at once (the ROS default queue of 10 dropped all but about ten): every one is answered."""
+    from discrete_robot_interfaces.srv import PredictPush
+    from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
+
+    node = ros.start("push_predictor_node")
+    # the client keeps all its responses too, or it would drop its own answers
+    client = ros.node.create_client(PredictPush, "predict_push", qos_profile=QoSProfile(
+        depth=10, history=HistoryPolicy.KEEP_ALL, reliability=ReliabilityPolicy.RELIABLE))
+    assert client.wait_for_service(timeout_sec=30.0)
+    futures = [client.call_async(_predict()) for _ in range(3000)]
+    ros.spin_until(lambda: all(f.done() for f in futures), 120.0)
+    answered = [f.result() for f in futures if f.done()]
+    assert len(answered) == len(futures)
+    assert all(answer.success for answer in answered)
+    assert node.alive()
