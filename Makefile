@@ -26,6 +26,7 @@ fuzz: setup
 
 soak: setup
 	$(PYTHON) scripts/soak.py --space-steps 1000000 --arm-steps 1000000 --requests 10000 --output results/soak.json
+	$(PYTHON) scripts/shutdown.py --output results/shutdown.json
 
 lint: setup
 	$(VENV)/bin/ruff check .

@@ -1,0 +1,163 @@
+"""Stop every node with SIGINT and SIGTERM, idle and while it computes a long request; JSON report.
+
+    .venv/bin/python scripts/shutdown.py [--output results/shutdown.json] [--only bringup ...]
+
+``make soak`` runs it after the soak. For each node executable and each signal, the node is started as a child
+process (as the ROS tests start it), waited for until it serves (a topic it publishes or a service it offers),
+and, for the ``busy`` cases, sent a request that computes for tens of seconds; then it gets the signal. Reported
+per case: ``exit_s`` (signal to exit), ``status`` (exit status), ``traceback`` (the log has a Python traceback or
+an "exception was never retrieved" line). A case passes when the node exits within 2 s with status 0 and no
+traceback; exit status 1 when one does not.
+"""
+
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+#: s: the longest a node may take to stop (issue 13)
+EXIT_LIMIT_S = 2.0
+
+
+def _long_plan():
+    """A min-effort DMOC plan that runs for tens of seconds on this hardware (the planner's request_timeout is
+    raised for this case)."""
+    from discrete_robot_interfaces.srv import PlanTrajectory
+    from trajectory_msgs.msg import JointTrajectoryPoint
+
+    waypoints = [JointTrajectoryPoint(positions=[0.0, 0.0]), JointTrajectoryPoint(positions=[1.5708, 0.7854])]
+    return PlanTrajectory.Request(waypoints=waypoints, method="min_effort", duration=6.6, time_step_hint=0.033)
+
+
+def _long_push():
+    """A simulated push over 0.19 m at 1 mm/s in 1 ms steps (190 000 steps, under the core's limit of 200 000):
+    tens of seconds of computing."""
+    from discrete_robot_interfaces.srv import SimulatePush
+    from geometry_msgs.msg import Point, Pose2D
+
+    square = [Point(x=x, y=y) for x, y in ((-0.05, -0.05), (0.05, -0.05), (0.05, 0.05), (-0.05, 0.05))]
+    return SimulatePush.Request(footprint=square, normal_force=2.0, support_friction=0.4, contact_friction=0.3,
+                                pusher_radius=0.01, object_pose=Pose2D(x=0.1, y=0.0),
+                                pusher_path=[Point(x=0.0, y=0.0), Point(x=0.19, y=0.0)], pusher_speed=0.001,
+                                time_step=0.001)
+
+
+@dataclass(frozen=True)
+class Case:
+    """A node executable, what shows it serves, and (busy cases) the long request it is computing when stopped."""
+
+    name: str
+    executable: str
+    ready_topic: str | None = None
+    ready_service: tuple | None = None        # (interface path, name)
+    long_request: tuple | None = None         # (interface path, name, request factory)
+    params: dict | None = None
+
+
+CASES = [
+    Case("discrete_robot_node", "discrete_robot_node", ready_topic="joint_states"),
+    Case("space_robot_node", "space_robot_node", ready_topic="space_robot/joint_states"),
+    Case("push_predictor_node", "push_predictor_node",
+         ready_service=("discrete_robot_interfaces.srv:PredictPush", "predict_push")),
+    Case("trajectory_planner_node", "trajectory_planner_node",
+         ready_service=("discrete_robot_interfaces.srv:PlanTrajectory", "plan_trajectory")),
+    Case("manipulation_node", "manipulation_node",
+         ready_service=("rcl_interfaces.srv:GetParameters", "manipulation_node/get_parameters")),
+    Case("bringup", "bringup", ready_topic="space_robot/joint_states"),
+    Case("trajectory_planner_node busy", "trajectory_planner_node",
+         ready_service=("discrete_robot_interfaces.srv:PlanTrajectory", "plan_trajectory"),
+         long_request=("discrete_robot_interfaces.srv:PlanTrajectory", "plan_trajectory", _long_plan),
+         params={"request_timeout": 120.0}),
+    Case("push_predictor_node busy", "push_predictor_node",
+         ready_service=("discrete_robot_interfaces.srv:SimulatePush", "simulate_push"),
+         long_request=("discrete_robot_interfaces.srv:SimulatePush", "simulate_push", _long_push),
+         params={"request_timeout": 120.0}),
+]
+
+
+def _interface(path: str):
+    import importlib
+
+    module, name = path.split(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def stop_case(session, workdir: Path, case: Case, sig: signal.Signals) -> dict:
+    """Start ``case``'s node, wait until it serves (and is busy), send ``sig``; what happened."""
+    from sensor_msgs.msg import JointState
+
+    from discrete_robot.ros.processes import NodeProcess
+
+    node = NodeProcess(case.executable, workdir / f"{case.name.replace(' ', '_')}_{sig.name}", params=case.params)
+    try:
+        if case.ready_topic is not None:
+            session.wait_for_message(case.ready_topic, JointState, timeout=60.0)
+        if case.ready_service is not None:
+            session.wait_for_service(_interface(case.ready_service[0]), case.ready_service[1], timeout=60.0)
+        busy = None
+        if case.long_request is not None:
+            interface, name, request = case.long_request
+            client = session.node.create_client(_interface(interface), name)
+            client.wait_for_service(timeout_sec=10.0)
+            busy = client.call_async(request())
+            session.spin_until(lambda: False, 2.0)
+        start = time.monotonic()
+        node.process.send_signal(sig)
+        try:
+            status = node.wait(timeout=15.0)
+        except subprocess.TimeoutExpired:
+            status = None
+        exit_s = time.monotonic() - start
+    finally:
+        node.stop()
+    log = node.log()
+    result = {"signal": sig.name, "exit_s": round(exit_s, 3), "status": status,
+              "traceback": "Traceback" in log or "never retrieved" in log}
+    if busy is not None:
+        result["was_busy"] = not busy.done()
+    result["ok"] = (status == 0 and exit_s < EXIT_LIMIT_S and not result["traceback"]
+                    and result.get("was_busy", True))
+    return result
+
+
+def run(only=()) -> dict:
+    from discrete_robot.ros.processes import ament_environment
+    from discrete_robot.ros.session import RosSession
+
+    ament_environment()
+    report = {"exit_limit_s": EXIT_LIMIT_S, "cases": {}}
+    with tempfile.TemporaryDirectory(prefix="discrete_robot_shutdown_") as workdir, \
+            RosSession("shutdown_client") as session:
+        for case in CASES:
+            if only and case.name not in only and case.executable not in only:
+                continue
+            report["cases"][case.name] = [stop_case(session, Path(workdir), case, sig)
+                                          for sig in (signal.SIGINT, signal.SIGTERM)]
+            print(f"shutdown: {case.name}: {json.dumps(report['cases'][case.name])}", file=sys.stderr, flush=True)
+    results = [r for rs in report["cases"].values() for r in rs]
+    report["worst_exit_s"] = max((r["exit_s"] for r in results), default=None)
+    report["failed"] = sum(not r["ok"] for r in results)
+    return report
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--output", type=Path, default=Path("results/shutdown.json"))
+    parser.add_argument("--only", nargs="*", default=(), help="case names or executables")
+    args = parser.parse_args()
+    os.environ.setdefault("ROS_DOMAIN_ID", str(1 + os.getpid() % 101))
+    report = run(args.only)
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(json.dumps(report, indent=2))
+    print(f"wrote {args.output}: worst exit {report['worst_exit_s']} s, {report['failed']} case(s) failed")
+    return 1 if report["failed"] else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
