@@ -34,6 +34,7 @@ def cache_dir() -> Path:
 os.environ.setdefault("NUMBA_CACHE_DIR", str(cache_dir()))
 
 import numba  # noqa: E402  (after NUMBA_CACHE_DIR: numba reads its configuration at import)
+from numba.extending import overload  # noqa: E402, F401  (re-exported: the compiled form of a Python function)
 
 
 def njit(function=None, **options):

@@ -1,18 +1,14 @@
 """Rigid-body dynamics of a fixed-base :class:`RobotModel` as a :class:`LagrangianSystem`.
 
-Three independent formulations, cross-checked in the tests:
+Two independent formulations, cross-checked in the tests:
 
-* the mass matrix from CoM Jacobians (Schwarz, Mechatronic Systems Modelling, eq. 6.20-6.24)::
-
-      a(q) = Σ_i m_i J_v,iᵀ J_v,i + J_ω,iᵀ (R_i I_i R_iᵀ) J_ω,i
-
-  evaluated in the frame of each arm's first link, where nothing depends on that link's first
-  coordinate: a cyclic first joint leaves a(q) bit-for-bit unchanged, which the discrete model's
-  exact momentum conservation relies on;
-* ∂a/∂q from the spatial twists ξ_k of the DOFs and the composite spatial inertias G^c (Park's
-  Lie-bracket formula, ∂ξ_a/∂q_k = ad_{ξ_k} ξ_a for k before a), see :meth:`mass_matrix_derivatives`;
-* inverse dynamics by the recursive Newton–Euler algorithm (Luh, Walker & Paul), which uses
-  neither Jacobian.
+* the composite-rigid-body form a_ab = ξ_aᵀ G^c_b ξ_b (spatial twists ξ of the DOFs, composite spatial inertias
+  G^c of the subtrees), its derivatives by Park's Lie-bracket formula (∂ξ_a/∂q_k = ad_{ξ_k} ξ_a for k before a)
+  and V = −Σ_i m_i gᵀ c_i, all evaluated by one compiled kernel (:mod:`discrete_robot.model.compiled`) in the
+  frame of each arm's first link, where nothing depends on that link's first coordinate: a cyclic first joint
+  leaves a(q) bit-for-bit unchanged, which the discrete model's exact momentum conservation relies on;
+* inverse dynamics by the recursive Newton–Euler algorithm (Luh, Walker & Paul), which uses neither twists
+  nor composite inertias.
 
 All methods except the Newton–Euler ones accept q of shape (..., n) (``vectorized = True``).
 """
@@ -21,21 +17,9 @@ import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 
 from discrete_robot.errors import InputError, ModelError
+from discrete_robot.model import compiled
 from discrete_robot.model.description import RobotModel
-from discrete_robot.model.kinematics import KinematicTree, hat, kinematic_tree
-
-
-def _ad(xi: np.ndarray) -> np.ndarray:
-    """ad_ξ = [[ω̂, v̂], [0, ω̂]] for twists ξ = (v, ω), shape (..., 6) -> (..., 6, 6)."""
-    out = np.zeros(xi.shape[:-1] + (6, 6))
-    w_hat = hat(xi[..., 3:])
-    out[..., :3, :3] = w_hat
-    out[..., 3:, 3:] = w_hat
-    out[..., :3, 3:] = hat(xi[..., :3])
-    return out
-
-
-_EYE3 = np.eye(3)
+from discrete_robot.model.kinematics import KinematicTree, kinematic_tree
 
 
 class RigidBodySystem:
@@ -50,13 +34,9 @@ class RigidBodySystem:
         self.model = model
         self.tree: KinematicTree = kinematic_tree(model)
         self.gravity = np.asarray(model.gravity, dtype=float)
+        #: the model as flat arrays for the compiled kernels
+        self.compiled = compiled.compile_arm(model)
         self._children = [[c for c, p in enumerate(model.parent_index) if p == i] for i in range(len(model.links))]
-        self._subtree = self.tree.link_ancestor.T.astype(float)   # [l, i]: link i is in the subtree of link l
-        # which case of the ∂a/∂q formula each [k, a, b] falls in (see mass_matrix_derivatives)
-        before_eq = self.tree.precedes | np.eye(self.tree.n, dtype=bool)    # [x, y]: x before-or-equal y
-        self._upper = before_eq[None, :, :]
-        self._case_between = self._upper & ~before_eq[:, :, None] & before_eq[:, None, :]   # a before k <= b
-        self._case_after = self._upper & self.tree.precedes.T[:, None, :]                   # b before k
 
     @property
     def dof(self) -> int:
@@ -72,71 +52,31 @@ class RigidBodySystem:
         """R_i I_i R_iᵀ, (..., L, 3, 3), kg m²."""
         return rotations @ self.tree.inertias @ np.swapaxes(rotations, -1, -2)
 
+    def evaluate(self, q, derivatives: bool = False) -> tuple[np.ndarray, ...]:
+        """(a, V), or (a, V, ∂a/∂q, ∂V/∂q) with ``derivatives``, at q (..., n): shapes (..., n, n), (...),
+        (..., n, n, n) with [k, i, j] = ∂a_ij/∂q_k, and (..., n); one pass of the compiled kernel."""
+        return compiled.evaluate(self.compiled, self._q(q), derivatives)
+
     def mass_matrix(self, q) -> np.ndarray:
         """a(q) = Σ_i Jᵀ diag(m_i E, I_i) J, shape (..., n, n), kg m² (kg for prismatic DOFs)."""
-        return self._mass_matrix(self.tree.frames(self._q(q), relative_to_roots=True))
-
-    def _mass_matrix(self, frames) -> np.ndarray:
-        tree = self.tree
-        Jv, Jw = tree.com_jacobians(frames)
-        batch, rows = Jv.shape[:-3], 3 * tree.n_links
-        # Σ over links and components as one (n x 3L) @ (3L x n) product per configuration
-        weighted = (Jv * np.sqrt(tree.masses)[:, None, None]).reshape(batch + (rows, self.dof))
-        IJw = (self._world_inertias(frames.rotations) @ Jw).reshape(batch + (rows, self.dof))
-        M = np.swapaxes(weighted, -1, -2) @ weighted + np.swapaxes(Jw.reshape(batch + (rows, self.dof)), -1, -2) @ IJw
-        return 0.5 * (M + np.swapaxes(M, -1, -2))
+        return self.evaluate(q)[0]
 
     def mass_matrix_and_potential(self, q) -> tuple[np.ndarray, np.ndarray]:
         """(a(q), V(q)) from one kinematics pass, shapes (..., n, n) and (...)."""
         return self.evaluate(q)
 
-    def evaluate(self, q, derivatives: bool = False) -> tuple[np.ndarray, ...]:
-        """(a, V), or (a, V, ∂a/∂q, ∂V/∂q) with ``derivatives``, at q (..., n) from one kinematics pass.
-
-        Everything is computed in the frames of the arms' first links (see :meth:`KinematicTree.frames`);
-        gravity is expressed in each link's reference frame for V and ∂V/∂q.
-        """
-        frames = self.tree.frames(self._q(q), relative_to_roots=True)
-        ref = frames.references
-        gravity = (self.gravity @ ref[..., :3, :3])                    # (..., L, 3): Rᵀ g in each reference frame
-        V = -((gravity * frames.com_positions).sum(-1) + ref[..., :3, 3] @ self.gravity) @ self.tree.masses
-        if not derivatives:
-            return self._mass_matrix(frames), V
-        dM, dV = self._derivatives(frames, gravity[..., self.tree.dof_link, :])
-        return self._mass_matrix(frames), V, dM, dV
-
     def potential(self, q):
         """V(q) = −Σ_i m_i gᵀ c_i(q), J (a float for one configuration, else shape (...))."""
-        frames = self.tree.frames(self._q(q))
-        V = -np.einsum("...li,l,i->...", frames.com_positions, self.tree.masses, self.gravity)
+        V = self.evaluate(q)[1]
         return float(V) if V.ndim == 0 else V
 
     def potential_gradient(self, q) -> np.ndarray:
         """∂V/∂q = −Σ_i m_i J_v,iᵀ g, shape (..., n), N m (N for prismatic DOFs)."""
-        Jv, _ = self.tree.com_jacobians(self.tree.frames(self._q(q)))
-        return -np.einsum("...lxi,l,x->...i", Jv, self.tree.masses, self.gravity)
+        return self.evaluate(q, derivatives=True)[3]
 
     def mass_matrix_and_potential_derivatives(self, q) -> tuple[np.ndarray, np.ndarray]:
         """(∂a/∂q, ∂V/∂q) from one kinematics pass, shapes (..., n, n, n) and (..., n)."""
         return self.evaluate(q, derivatives=True)[2:]
-
-    def spatial_inertias(self, q) -> np.ndarray:
-        """Each link's 6x6 spatial inertia about the world origin for twists (v, ω), shape (..., L, 6, 6).
-
-        G = [[m E, −m ĉ], [m ĉ, I_c − m ĉ ĉ]], so that T_i = ½ ξᵀ G ξ for the link's twist ξ.
-        """
-        frames = self.tree.frames(self._q(q))
-        return self._spatial_inertias(frames)
-
-    def _spatial_inertias(self, frames) -> np.ndarray:
-        m = self.tree.masses[:, None, None]
-        c_hat = hat(frames.com_positions)
-        G = np.zeros(c_hat.shape[:-2] + (6, 6))
-        G[..., :3, :3] = m * _EYE3
-        G[..., :3, 3:] = -m * c_hat
-        G[..., 3:, :3] = m * c_hat
-        G[..., 3:, 3:] = self._world_inertias(frames.rotations) - m * (c_hat @ c_hat)
-        return G
 
     def mass_matrix_derivatives(self, q) -> np.ndarray:
         """∂a/∂q, shape (..., n, n, n) with [k, i, j] = ∂a_ij/∂q_k.
@@ -149,30 +89,6 @@ class RigidBodySystem:
             b before k:   −(ad_{ξ_k} ξ_a)ᵀ G^c_k ξ_b − (ad_{ξ_k} ξ_b)ᵀ G^c_k ξ_a
         """
         return self.evaluate(q, derivatives=True)[2]
-
-    def _derivatives(self, frames, gravity: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """∂a/∂q as in :meth:`mass_matrix_derivatives`; ∂V/∂q_k = −gᵀ (G^c_k ξ_k)_linear = −gᵀ(m^c_k v_k + ω_k × h^c_k).
-
-        (m^c_k, h^c_k: mass and first mass moment of the subtree DOF k moves; ``gravity`` (..., n, 3): g in
-        the frame of each DOF's twist.) Each entry is a scalar invariant of the configuration, so any frame
-        that the whole expression shares gives the same values; :meth:`evaluate` uses the arms' root frames.
-        """
-        tree = self.tree
-        xi = tree.spatial_twists(frames)                                   # (..., n, 6)
-        G_links = self._spatial_inertias(frames)
-        batch = G_links.shape[:-3]
-        composite = (self._subtree @ G_links.reshape(batch + (tree.n_links, 36))).reshape(batch + (tree.n_links, 6, 6))
-        G = composite[..., tree.dof_link, :, :]                            # (..., n, 6, 6): G^c of each DOF's link
-        columns = np.swapaxes(xi, -1, -2)[..., None, :, :]                 # (..., 1, 6, n)
-        A = np.swapaxes(_ad(xi) @ columns, -1, -2)                         # [k, a, :] = ad_{ξ_k} ξ_a
-        GX = G @ columns                                                   # [k, :, b] = G^c_k ξ_b
-        own = np.diagonal(GX, axis1=-3, axis2=-1)                          # [:, b] = G^c_b ξ_b, (..., 6, n)
-        between = -A @ own[..., None, :, :]                                # [k, a, b] = −A[k, a] · own[b]
-        after = -A @ GX                                                    # [k, a, b] = −A[k, a] · GX[k, b]
-        after = after + np.swapaxes(after, -1, -2)
-        D = np.where(self._case_between, between, 0.0) + np.where(self._case_after, after, 0.0)
-        dM = np.where(self._upper, D, np.swapaxes(D, -1, -2))
-        return dM, -(np.swapaxes(own[..., :3, :], -1, -2) * gravity).sum(-1)
 
     # ------------------------------------------------------------------------------- Newton–Euler
 

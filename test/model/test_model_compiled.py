@@ -1,0 +1,145 @@
+"""The compiled rigid-body kernel on randomly generated trees (revolute, universal, spherical and prismatic
+joints, branching arms): its a(q) against the Newton–Euler columns, ∂a/∂q and ∂V/∂q against central
+differences, and the discrete model it drives against the conservation laws and against the uncompiled
+evaluation of the same discrete equations."""
+
+import numpy as np
+import pytest
+
+from discrete_robot.discrete import compiled as compiled_step
+from discrete_robot.discrete.dynamic_model import DiscreteDynamicModel
+from discrete_robot.discrete.partial_difference import SMALL_STEP
+from discrete_robot.model.description import model_from_dict
+from discrete_robot.model.dynamics import RigidBodySystem
+from discrete_robot.space.generated import random_tree_model_data
+
+SEEDS = [0, 1, 2, 3]
+
+
+#: the joint of each generated link, in turn
+KINDS = ["revolute", "spherical", "prismatic", "universal", "revolute", "spherical"]
+
+
+def random_arm(seed: int, gravity=(0.0, 0.0, -9.81)) -> RigidBodySystem:
+    """A fixed base carrying a random tree of six links (random parents, placements, CoMs and inertias) with
+    every joint kind; the first link hangs from the base on a revolute joint."""
+    data = random_tree_model_data(len(KINDS), seed)
+    data["base"] = {"name": "base"}
+    data["gravity"] = list(gravity)
+    rng = np.random.default_rng(seed + 100)
+    for link, kind in zip(data["links"], KINDS, strict=True):
+        joint = {key: link["joint"][key] for key in ("name", "origin", "rpy") if key in link["joint"]}
+        joint["type"] = kind
+        axes, _ = np.linalg.qr(rng.normal(size=(3, 3)))
+        if kind in ("revolute", "prismatic"):
+            joint["axis"] = axes[:, 0].tolist()
+        elif kind == "universal":
+            joint["axes"] = axes[:, :2].T.tolist()
+        link["joint"] = joint
+    return RigidBodySystem(model_from_dict(data))
+
+
+class Uncompiled:
+    """The same system seen only through the LagrangianSystem protocol (no compiled model): the discrete model
+    then evaluates its equations with numpy, a second implementation of the same formulas."""
+
+    vectorized = True
+
+    def __init__(self, system: RigidBodySystem):
+        self.system = system
+        self.dof = system.dof
+
+    def evaluate(self, q, derivatives=False):
+        return self.system.evaluate(q, derivatives)
+
+    def mass_matrix(self, q):
+        return self.system.mass_matrix(q)
+
+    def mass_matrix_derivatives(self, q):
+        return self.system.mass_matrix_derivatives(q)
+
+    def potential(self, q):
+        return self.system.potential(q)
+
+    def potential_gradient(self, q):
+        return self.system.potential_gradient(q)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_mass_matrix_and_gravity_equal_newton_euler_on_random_trees(seed):
+    system = random_arm(seed)
+    n = system.dof
+    assert system.model.parent_index.count(-1) < len(KINDS) - 1, "the tree should branch below the base"
+    for q in np.random.default_rng(seed).uniform(-2.0, 2.0, (3, n)):
+        gravity = system.inverse_dynamics(q, np.zeros(n), np.zeros(n))
+        columns = np.array([system.inverse_dynamics(q, np.zeros(n), e) for e in np.eye(n)]).T - gravity[:, None]
+        M = system.mass_matrix(q)
+        np.testing.assert_allclose(M, columns, atol=1e-12 * np.abs(M).max())
+        np.testing.assert_allclose(system.potential_gradient(q), gravity, atol=1e-11 * max(1.0, np.abs(gravity).max()))
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_derivatives_equal_central_differences_on_random_trees(seed):
+    system = random_arm(seed)
+    eps = 1e-6
+    for q in np.random.default_rng(seed + 7).uniform(-2.0, 2.0, (2, system.dof)):
+        steps = [eps * e for e in np.eye(system.dof)]
+        dM = np.array([(system.mass_matrix(q + s) - system.mass_matrix(q - s)) / (2 * eps) for s in steps])
+        dV = np.array([(system.potential(q + s) - system.potential(q - s)) / (2 * eps) for s in steps])
+        np.testing.assert_allclose(system.mass_matrix_derivatives(q), dM, atol=1e-7 * max(1.0, np.abs(dM).max()))
+        np.testing.assert_allclose(system.potential_gradient(q), dV, atol=1e-7 * max(1.0, np.abs(dV).max()))
+
+
+@pytest.mark.parametrize("seed", SEEDS[:2])
+@pytest.mark.parametrize("dt", [1e-3, 2e-2])
+def test_compiled_discrete_equations_equal_the_numpy_evaluation(seed, dt):
+    """lhs, D_r a, D_r V and the Newton Jacobian at a candidate state, short steps (quadrature) and long ones."""
+    system = random_arm(seed)
+    reference = DiscreteDynamicModel(Uncompiled(system))
+    rng = np.random.default_rng(seed)
+    n = system.dof
+    q0, qd0, qd1 = rng.uniform(-1.0, 1.0, n), rng.normal(size=n), rng.normal(size=n)
+    q1 = q0 + 0.5 * dt * (qd0 + qd1)
+    fast = {"lhs": np.empty(n), "a1": np.empty((n, n)), "Da": np.empty((n, n, n)), "DV": np.empty(n),
+            "noise": np.empty(n), "J": np.empty((n, n))}
+    context = compiled_step.context(system.compiled, reference.paths, SMALL_STEP, 1e-8)
+    compiled_step.step_terms(context, q0, qd0, q1, qd1, dt, True, *fast.values())
+    slow = reference._terms(q0, qd0, q1, qd1, dt, derivatives=True)
+    expected = {name: getattr(slow, name) for name in ("lhs", "a1", "Da", "DV", "noise")}
+    expected["J"] = reference._jacobian(slow, qd0, qd1, dt)
+    for name, value in expected.items():
+        np.testing.assert_allclose(fast[name], value, atol=1e-11 * max(1.0, np.abs(value).max()), err_msg=name)
+
+
+def test_compiled_and_python_newton_take_the_same_steps():
+    """One Newton loop, compiled for the kernel and run as Python for other systems: the same steps."""
+    system = random_arm(2)
+    rng = np.random.default_rng(2)
+    q0, qd0 = rng.uniform(-1.0, 1.0, system.dof), rng.normal(size=system.dof)
+    fast, slow = (DiscreteDynamicModel(s).simulate(q0, qd0, 1e-3, 50) for s in (system, Uncompiled(system)))
+    np.testing.assert_allclose(fast.q, slow.q, rtol=0.0, atol=1e-13)
+    np.testing.assert_array_equal(fast.iterations, slow.iterations)
+
+
+@pytest.mark.parametrize("seed", SEEDS[:2])
+def test_discrete_model_conserves_energy_on_random_trees(seed):
+    system = random_arm(seed)
+    rng = np.random.default_rng(seed)
+    trajectory = DiscreteDynamicModel(system).simulate(rng.uniform(-1.0, 1.0, system.dof),
+                                                      rng.normal(size=system.dof), 1e-3, 1000)
+    energy = trajectory.energy
+    assert np.max(np.abs(energy - energy[0])) <= 1e-12 * np.abs(energy).max()
+
+
+def test_a_cyclic_root_joint_keeps_its_momentum_exactly_on_a_random_tree():
+    """Without gravity nothing depends on a revolute root joint's angle: its momentum Σ_j a_rj q̇_j is constant."""
+    system = random_arm(1, gravity=(0.0, 0.0, 0.0))
+    roots = [sl.start for link, sl in zip(system.model.links, system.model.dof_slices, strict=True)
+             if link.parent == "base" and link.joint.type.value == "revolute"]
+    assert roots
+    rng = np.random.default_rng(3)
+    trajectory = DiscreteDynamicModel(system).simulate(rng.uniform(-1.0, 1.0, system.dof),
+                                                      rng.normal(size=system.dof), 1e-3, 1000)
+    M = system.mass_matrix(trajectory.q)
+    momenta = np.einsum("kij,kj->ki", M, trajectory.qd)[:, roots]
+    assert np.max(np.abs(momenta - momenta[0])) <= 1e-12 * max(1.0, np.abs(momenta).max())
