@@ -26,11 +26,10 @@ import numpy as np
 from scipy.integrate import solve_ivp
 
 from discrete_robot.discrete.dynamic_model import DiscreteDynamicModel
-from discrete_robot.discrete.integrators import accelerations
 from discrete_robot.discrete.simulation import FixedStepSimulation
 from discrete_robot.model.description import load_model, model_from_dict, package_config_path
 from discrete_robot.model.dynamics import RigidBodySystem
-from discrete_robot.model.lagrangian import total_energy
+from discrete_robot.model.lagrangian import accelerations, total_energy
 from discrete_robot.model.urdf import to_urdf
 from discrete_robot.variational.comparison import run_rk45_for_cpu_time
 
@@ -42,6 +41,7 @@ class Pendulum:
     """Planar pendulum, q = angle from the downward vertical: M = m l², V = −m g l cos q."""
 
     dof = 1
+    vectorized = False
 
     def __init__(self, m: float = 1.0, length: float = 1.0, g: float = 9.81):
         self.inertia, self.weight = m * length**2, m * g * length

@@ -12,6 +12,7 @@ import time
 #: modules with a ``warm_up()`` that compiles their kernels
 WARM_UP_MODULES: list[str] = [
     "discrete_robot.space.compiled",
+    "discrete_robot.discrete.compiled",
 ]
 
 

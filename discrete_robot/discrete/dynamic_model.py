@@ -39,7 +39,8 @@ added to F; its Jacobian adds −½ dF_d/dv̄ on the diagonal. The energy identi
 exactly the dissipated work.
 
 Every configuration-dependent quantity of a step is evaluated at the 2n path vertices
-in one call when the system is ``vectorized`` (as :class:`RigidBodySystem` is).
+in one call when the system is ``vectorized``; for a :class:`RigidBodySystem` (which carries its model as
+flat arrays) one compiled kernel (:mod:`.compiled`) evaluates the whole left-hand side and its Jacobian.
 """
 
 import logging
@@ -48,18 +49,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from discrete_robot.discrete import compiled, newton
 from discrete_robot.discrete.dissipation import Dissipation
 from discrete_robot.discrete.partial_difference import SMALL_STEP, DifferencePaths, PathOperator, quotients
 from discrete_robot.errors import ConvergenceError, InputError
-from discrete_robot.model.lagrangian import LagrangianSystem
+from discrete_robot.model.compiled import CompiledArm
+from discrete_robot.model.lagrangian import LagrangianSystem, accelerations
 
 LOGGER = logging.getLogger(__name__)
 
-#: the round-off floor of an update: this many times the residual's round-off mapped through J⁻¹
-_FLOOR_FACTOR = 10.0
 _EPS = np.finfo(float).eps
-#: Newton refreshes its Jacobian while the update exceeds this (relative); below, chord steps converge as fast
-_CHORD_UPDATE = 1e-4
 #: |Δq_r| (rad or m) below which the Jacobian's O(Δt²) row term is left out instead of divided by Δq_r
 _TINY_STEP = 1e-8
 
@@ -95,7 +94,6 @@ class _Terms:
     a1: np.ndarray           # a(q(k+1))
     Da: np.ndarray           # D_r a_ij, (n, n, n)
     DV: np.ndarray           # D_r V, (n,)
-    vertices: np.ndarray     # (P, n+1, n)
     dq: np.ndarray           # q(k+1) − q(k)
     noise: np.ndarray        # round-off of lhs, about ε (|a1| |q̇1| + |a0| |q̇0|)/Δt + ε |D_r V|, (n,)
     da: np.ndarray | None    # ∂a/∂q at the vertices (P, n+1, n, n, n), when asked for
@@ -105,14 +103,14 @@ class _Terms:
 class _Evaluations:
     """a, V and their derivatives at a batch of configurations.
 
-    A system with a true ``vectorized`` attribute takes q of shape (..., n) in every method, and may offer
+    A ``vectorized`` system (the LagrangianSystem protocol) takes q of shape (..., n) in every method, and may offer
     ``evaluate(q, derivatives)`` returning (a, V) or (a, V, ∂a/∂q, ∂V/∂q) from one pass (as
     :class:`RigidBodySystem` does); any other system is called once per configuration.
     """
 
     def __init__(self, system: LagrangianSystem):
         self.system = system
-        self.vectorized = bool(getattr(system, "vectorized", False))
+        self.vectorized = bool(system.vectorized)
 
     def _batch(self, method: Callable, points: np.ndarray):
         if self.vectorized:
@@ -169,6 +167,18 @@ class DiscreteDynamicModel:
         self.dissipation = dissipation
         self.paths = DifferencePaths(system.dof, self.operator)
         self._eval = _Evaluations(system)
+        zero = np.zeros(system.dof)
+        self._damping = zero if dissipation is None else np.asarray(dissipation.damping, dtype=float)
+        self._friction = zero if dissipation is None else np.asarray(dissipation.friction, dtype=float)
+        arm = getattr(system, "compiled", None)
+        if isinstance(arm, CompiledArm):
+            # the whole step compiled: the kernel's equations, Newton's loop compiled around them
+            self._context = compiled.context(arm, self.paths, self.small_step, _TINY_STEP)
+            self._newton_loop = newton.newton
+        else:
+            # the same loop's source run as Python on the numpy evaluation (python_terms)
+            self._context = self
+            self._newton_loop = newton.newton.py_func
 
     @property
     def dof(self) -> int:
@@ -210,10 +220,18 @@ class DiscreteDynamicModel:
         lhs = (a1 @ qd1 - a0 @ qd0) / dt - 0.5 * np.einsum("rij,i,j->r", Da, qd0, qd1) + DV
         da, dv = gradients if derivatives else (None, None)
         noise = _EPS * ((np.abs(a1) @ np.abs(qd1) + np.abs(a0) @ np.abs(qd0)) / dt + np.abs(DV))
-        return _Terms(lhs, a1, Da, DV, vertices, dq, noise, da, dv)
+        return _Terms(lhs, a1, Da, DV, dq, noise, da, dv)
+
+    def python_terms(self, q0, qd0, q1, qd1, dt, jacobian, lhs, a1, Da, DV, noise, J) -> None:
+        """:func:`.newton.equations` for any LagrangianSystem: the numpy evaluation into the arrays."""
+        terms = self._terms(q0, qd0, q1, qd1, dt, derivatives=jacobian)
+        lhs[:], a1[:], Da[:], DV[:], noise[:] = terms.lhs, terms.a1, terms.Da, terms.DV, terms.noise
+        if jacobian:
+            J[:] = self._jacobian(terms, qd0, qd1, dt)
 
     def _jacobian(self, terms: _Terms, qd0, qd1, dt) -> np.ndarray:
-        """∂(residual)/∂q̇(k+1), analytic (see the module doc); ``terms`` computed with derivatives."""
+        """∂lhs/∂q̇(k+1), analytic (see the module doc; the joints' dissipation is added by Newton's loop);
+        ``terms`` computed with derivatives."""
         paths, n = self.paths, self.dof
         da = terms.da                                           # (P, n+1, n, n, n)
         gradient = terms.dv - 0.5 * ((da @ qd1) @ qd0)         # ∂_k f at the vertices, f = V − ½ qd0ᵀ a qd1
@@ -221,11 +239,8 @@ class DiscreteDynamicModel:
         tiny = np.abs(terms.dq) < _TINY_STEP
         E = (paths.differences(gradient * paths.moved) - np.diag(Df)) / np.where(tiny, 1.0, terms.dq)[:, None]
         E[tiny] = 0.0
-        jacobian = (terms.a1 / dt + 0.5 * (da[0, n] @ qd1).T - 0.5 * np.einsum("rik,i->rk", terms.Da, qd0)
-                    + 0.5 * dt * E)
-        if self.dissipation is not None:
-            jacobian[np.diag_indices(n)] -= 0.5 * self.dissipation.force_slopes(terms.dq / dt)
-        return jacobian
+        return (terms.a1 / dt + 0.5 * (da[0, n] @ qd1).T - 0.5 * np.einsum("rik,i->rk", terms.Da, qd0)
+                + 0.5 * dt * E)
 
     def generalized_forces(self, q0, qd0, q1, qd1, dt) -> np.ndarray:
         """The applied forces F (N m or N) held over the step that take (q0, q̇0) to (q1, q̇1): explicit inverse
@@ -241,7 +256,16 @@ class DiscreteDynamicModel:
         if np.any(np.abs(mismatch) > allowed):
             raise InputError("q1 must equal q0 + dt (qd0 + qd1)/2 (smoothing formula); mismatch "
                              f"{mismatch.tolist()}")
-        return self._terms(q0, qd0, q1, qd1, dt).lhs - self._dissipative(q1 - q0, dt)
+        return self._lhs(q0, qd0, q1, qd1, dt) - self._dissipative(q1 - q0, dt)
+
+    def _lhs(self, q0, qd0, q1, qd1, dt) -> np.ndarray:
+        """The left-hand side of (3.5) at (q1, q̇1), from the system's evaluation of the equations."""
+        n = self.dof
+        lhs = np.empty(n)
+        equations = compiled.step_terms if self._context is not self else newton.equations
+        equations(self._context, q0, qd0, q1, qd1, float(dt), False, lhs, np.empty((n, n)), np.empty((n, n, n)),
+                  np.empty(n), np.empty(n), np.empty((n, n)))
+        return lhs
 
     def _dissipative(self, dq: np.ndarray, dt: float) -> np.ndarray:
         """The joints' damping and friction force at the step's mean velocity Δq/Δt (zero without dissipation)."""
@@ -249,11 +273,7 @@ class DiscreteDynamicModel:
 
     def _predict(self, q0, qd0, F, dt) -> np.ndarray:
         """q̇(k+1) ≈ q̇(k) + Δt q̈(k) from the continuous equations a q̈ = F − (∂a/∂q q̇) q̇ + ½ q̇ᵀ ∂a/∂q q̇ − ∂V/∂q."""
-        system = self.system
-        dM = np.asarray(system.mass_matrix_derivatives(q0))
-        dMqd = np.einsum("kij,k->ij", dM, qd0)
-        bias = dMqd @ qd0 - 0.5 * np.einsum("kij,i,j->k", dM, qd0, qd0) + system.potential_gradient(q0)
-        return qd0 + dt * np.linalg.solve(system.mass_matrix(q0), F + self._dissipative(qd0 * dt, dt) - bias)
+        return qd0 + dt * accelerations(self.system, q0, qd0, F + self._dissipative(qd0 * dt, dt))
 
     def step(self, q0, qd0, F, dt, guess=None) -> StepResult:
         """One implicit step (q(k), q̇(k)) -> (q(k+1), q̇(k+1)) under forces F held over the step.
@@ -267,10 +287,6 @@ class DiscreteDynamicModel:
             guess = self._vector("guess", guess)
             guesses.insert(0, lambda: guess)
         return self._solve(q0, qd0, F, dt, guesses)
-
-    def _residual(self, q0, qd0, F, dt, qd1, derivatives: bool = False) -> tuple[np.ndarray, _Terms]:
-        terms = self._terms(q0, qd0, q0 + 0.5 * dt * (qd0 + qd1), qd1, dt, derivatives)
-        return terms.lhs - F - self._dissipative(terms.dq, dt), terms
 
     def _solve(self, q0, qd0, F, dt, guesses) -> StepResult:
         """Newton from each guess in turn until one converges (a guess can lie outside Newton's basin
@@ -286,49 +302,18 @@ class DiscreteDynamicModel:
                                "reduce the time step")
 
     def _newton(self, q0, qd0, F, dt, qd1) -> StepResult:
-        previous = update = scale = np.inf
-        inverse = forced = None
-        growing = 0
-        for iteration in range(1, self.max_iter + 1):
-            refresh = inverse is None or update > _CHORD_UPDATE * scale
-            residual, terms = self._residual(q0, qd0, F, dt, qd1, derivatives=refresh)
-            load = np.abs(F) + np.abs(self._dissipative(terms.dq, dt))
-            roundoff = terms.noise + _EPS * load
-            if self.dissipation is not None:
-                # v̄ = Δq/Δt carries the round-off of q itself, ε |q| / Δt, which the force law's slope amplifies
-                slopes = np.abs(self.dissipation.force_slopes(terms.dq / dt))
-                roundoff = roundoff + _EPS * slopes * (np.abs(q0) + np.abs(terms.dq)) / dt
-            if refresh:
-                # an explicit inverse: n is small, and chord steps then cost one matrix-vector product
-                try:
-                    inverse = np.linalg.inv(self._jacobian(terms, qd0, qd1, dt))
-                except np.linalg.LinAlgError as error:
-                    raise ConvergenceError(f"singular Newton Jacobian ({error})") from error
-                if not np.all(np.isfinite(inverse)):
-                    raise ConvergenceError("non-finite Newton Jacobian")
-            if forced is None:
-                # the velocity change the potential and applied forces alone cause over the step
-                forced = float(np.max(np.abs(inverse @ (np.abs(terms.DV) + load))))
-            delta = -inverse @ residual
-            qd1 = qd1 + delta
-            if not np.all(np.isfinite(qd1)):
-                raise ConvergenceError(f"Newton diverged to non-finite velocities after {iteration} iterations")
-            previous, update = update, float(np.max(np.abs(delta)))
-            # stalled at the round-off floor (above tol when a(q) is ill-conditioned): no update can do better,
-            # and updates below it may grow or shrink at random
-            floor = _FLOOR_FACTOR * float(np.max(np.abs(inverse) @ roundoff))
-            growing = growing + 1 if update > previous and update > floor else 0
-            if growing >= 3:
-                raise ConvergenceError(f"Newton diverging (update {update:.3e} rad/s growing since 3 iterations)")
-            scale = max(float(np.max(np.abs(qd0))), float(np.max(np.abs(qd1))), forced, np.finfo(float).tiny)
-            ratio = update / previous
-            # the error left after this update is about update · ratio / (1 − ratio) while the iteration contracts
-            remaining = update * ratio / (1.0 - ratio) if iteration > 1 and ratio < 0.5 else update
-            stalled = iteration > 1 and ratio >= 0.5 and update <= floor
-            if remaining <= self.tol * scale or stalled:
-                q1 = q0 + 0.5 * dt * (qd0 + qd1)
-                return StepResult(q1, qd1, iteration, float(np.max(np.abs(residual))))
-        raise ConvergenceError(f"no convergence in {self.max_iter} Newton iterations (last update {update:.3e} rad/s)")
+        """Newton's loop (:mod:`.newton`) from the guess q̇(k+1) = ``qd1``; ConvergenceError when it fails."""
+        out = np.empty(self.dof)
+        q0, qd0, F, qd1 = (np.ascontiguousarray(v, dtype=float) for v in (q0, qd0, F, qd1))  # one signature
+        try:
+            status, iterations, residual, update = self._newton_loop(
+                self._context, q0, qd0, F, float(dt), qd1, self._damping, self._friction, self.tol, self.max_iter,
+                out)
+        except np.linalg.LinAlgError as error:
+            raise ConvergenceError(f"singular Newton Jacobian ({error})") from error
+        if status != newton.OK:
+            raise ConvergenceError(newton.describe(status, iterations, update))
+        return StepResult(q0 + 0.5 * dt * (qd0 + out), out, int(iterations), float(residual))
 
     def simulate(self, q0, qd0, dt, steps: int, forces=None) -> Trajectory:
         """``steps`` steps from (q0, q̇0).
@@ -379,3 +364,4 @@ class DiscreteDynamicModel:
         if array.shape == (steps, n):
             return lambda k, t, q, qd: array[k]
         raise InputError(f"forces: expected shape ({n},) or ({steps}, {n}) or a callable, got shape {array.shape}")
+

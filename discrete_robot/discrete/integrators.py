@@ -25,7 +25,7 @@ from discrete_robot.discrete.dissipation import Dissipation
 from discrete_robot.discrete.dynamic_model import DiscreteDynamicModel
 from discrete_robot.discrete.partial_difference import PathOperator
 from discrete_robot.errors import ConvergenceError, InputError
-from discrete_robot.model.lagrangian import LagrangianSystem
+from discrete_robot.model.lagrangian import LagrangianSystem, accelerations
 from discrete_robot.variational.midpoint import MidpointVariationalIntegrator
 
 RK45_RTOL = 1e-10
@@ -37,19 +37,6 @@ class Stepper(Protocol):
 
     def step(self, q: np.ndarray, qd: np.ndarray, tau: np.ndarray, h: float) -> tuple[np.ndarray, np.ndarray]:
         ...
-
-
-def accelerations(system: LagrangianSystem, q: np.ndarray, qd: np.ndarray, tau: np.ndarray) -> np.ndarray:
-    """q̈ = M⁻¹ (τ − C q̇ − ∂V/∂q), with the system's own forward dynamics when it has them.
-
-    Otherwise from the protocol: C q̇ = (Σ_k ∂M/∂q_k q̇_k) q̇ − ½ [q̇ᵀ ∂M/∂q_k q̇]_k.
-    """
-    forward = getattr(system, "forward_dynamics", None)
-    if forward is not None:
-        return forward(q, qd, tau)
-    dM = system.mass_matrix_derivatives(q)
-    coriolis = np.einsum("kij,k,j->i", dM, qd, qd) - 0.5 * np.einsum("kij,i,j->k", dM, qd, qd)
-    return cho_solve(cho_factor(system.mass_matrix(q)), tau - coriolis - system.potential_gradient(q))
 
 
 class DiscreteStepper:

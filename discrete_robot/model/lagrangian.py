@@ -16,6 +16,11 @@ import numpy as np
 class LagrangianSystem(Protocol):
     """A natural mechanical system in generalised coordinates q (rad or m)."""
 
+    #: True when every method also takes a batch of configurations q of shape (..., n) and returns the
+    #: values with that leading shape (callers then evaluate a batch in one call); a vectorized system may
+    #: also offer ``evaluate(q, derivatives)`` returning (M, V) or (M, V, ∂M/∂q, ∂V/∂q) from one pass
+    vectorized: bool
+
     @property
     def dof(self) -> int:
         """Number of generalised coordinates n."""
@@ -36,6 +41,31 @@ class LagrangianSystem(Protocol):
     def potential_gradient(self, q: np.ndarray) -> np.ndarray:
         """∂V/∂q, shape (n,), N m or N."""
         ...
+
+
+def velocity_product_forces(dM: np.ndarray, qd: np.ndarray) -> np.ndarray:
+    """C(q, q̇) q̇ = (Σ_k ∂M/∂q_k q̇_k) q̇ − ½ [q̇ᵀ ∂M/∂q_k q̇]_k (Christoffel form), N m or N.
+
+    ``dM`` (..., n, n, n) with [k, i, j] = ∂M_ij/∂q_k, ``qd`` (..., n) (rad/s or m/s); batched over ``...``.
+    """
+    return (np.einsum("...kij,...k,...j->...i", dM, qd, qd)
+            - 0.5 * np.einsum("...kij,...i,...j->...k", dM, qd, qd))
+
+
+def accelerations(system: LagrangianSystem, q, qd, tau) -> np.ndarray:
+    """q̈ = M⁻¹ (τ − C(q, q̇) q̇ − ∂V/∂q) from the protocol, rad/s² or m/s².
+
+    q, q̇, τ of shape (..., n) when the system is ``vectorized`` (one evaluation for the whole batch, from its
+    ``evaluate`` when it has one), else (n,).
+    """
+    q, qd, tau = (np.asarray(v, dtype=float) for v in (q, qd, tau))
+    evaluate = getattr(system, "evaluate", None)
+    if evaluate is not None and system.vectorized:
+        M, _, dM, dV = evaluate(q, derivatives=True)
+    else:
+        M, dM, dV = system.mass_matrix(q), system.mass_matrix_derivatives(q), system.potential_gradient(q)
+    rhs = tau - velocity_product_forces(dM, qd) - dV
+    return np.linalg.solve(M, rhs[..., None])[..., 0]
 
 
 def kinetic_energy(system: LagrangianSystem, q: np.ndarray, qd: np.ndarray) -> float:

@@ -20,7 +20,7 @@ def batch(system: LagrangianSystem, method: str, q: np.ndarray) -> np.ndarray:
     """``system.<method>`` at configurations q of shape (..., n): one call if the system is ``vectorized``
     (RigidBodySystem is), else one per configuration."""
     function = getattr(system, method)
-    if getattr(system, "vectorized", False):
+    if system.vectorized:
         return np.asarray(function(q), dtype=float)
     flat = q.reshape(-1, q.shape[-1])
     values = np.array([np.asarray(function(x), dtype=float) for x in flat])

@@ -20,6 +20,7 @@ import numpy as np
 from transforms3d.quaternions import qmult
 
 from discrete_robot.geometry3d import quaternion_exp
+from discrete_robot.model.lagrangian import velocity_product_forces
 from discrete_robot.space.loads import validate_joint_torques, validate_loads
 from discrete_robot.space.newton_euler import equation_terms as newton_euler_terms
 from discrete_robot.space.recursive import solve_mass_matrix
@@ -93,8 +94,7 @@ def forward_dynamics(robot: SpaceRobot, state: SpaceRobotState, loads=(), joint_
         derivatives[k] = (_coordinate_mass_matrix(robot, state, q + shift)
                           - _coordinate_mass_matrix(robot, state, q - shift)) / (2.0 * STEP)
     mass = _coordinate_mass_matrix(robot, state, q)
-    coriolis = (np.einsum("kij,k,j->i", derivatives, q_rate, q_rate)
-                - 0.5 * np.einsum("kij,i,j->k", derivatives, q_rate, q_rate))
+    coriolis = velocity_product_forces(derivatives, q_rate)
     forces = newton_euler_terms(robot, state, loads, torques).generalized_forces
     forces[:3] = base_rotation @ forces[:3]
     q_acceleration = solve_mass_matrix(robot, mass, forces - coriolis)

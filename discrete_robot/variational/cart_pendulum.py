@@ -77,6 +77,7 @@ class CartPendulum:
     """The physical cart–pendulum as a LagrangianSystem, q = (φ, s)."""
 
     dof = 2
+    vectorized = False
 
     def __init__(self, params: CartPendulumParams):
         self.params = params

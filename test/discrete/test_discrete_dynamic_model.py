@@ -20,6 +20,7 @@ class PolarParticle:
     """
 
     dof = 2
+    vectorized = False
 
     def __init__(self, m=2.0, k=3.0):
         self.m, self.k = m, k

@@ -3,10 +3,11 @@
 import numpy as np
 import pytest
 
-from discrete_robot.discrete.integrators import IntegratorKind, accelerations, make_stepper
+from discrete_robot.discrete.integrators import IntegratorKind, make_stepper
 from discrete_robot.errors import InputError
 from discrete_robot.model.description import load_model, package_config_path
 from discrete_robot.model.dynamics import RigidBodySystem
+from discrete_robot.model.lagrangian import accelerations
 
 
 @pytest.fixture(scope="module")
@@ -45,6 +46,7 @@ def test_energy_behaviour_of_each_integrator(system):
 def test_protocol_accelerations_match_the_robot_forward_dynamics(system):
     class ProtocolOnly:
         dof = 2
+        vectorized = False
         mass_matrix = staticmethod(system.mass_matrix)
         mass_matrix_derivatives = staticmethod(system.mass_matrix_derivatives)
         potential = staticmethod(system.potential)
@@ -53,6 +55,11 @@ def test_protocol_accelerations_match_the_robot_forward_dynamics(system):
     q, qd, tau = np.array([0.4, -1.1]), np.array([1.5, -0.7]), np.array([0.3, 2.0])
     np.testing.assert_allclose(accelerations(ProtocolOnly(), q, qd, tau), system.forward_dynamics(q, qd, tau),
                                atol=1e-12)
+    # batched, through the system's one-pass evaluation: each row is the Newton–Euler forward dynamics
+    rng = np.random.default_rng(4)
+    Q, QD, TAU = rng.uniform(-2.0, 2.0, (3, 5, 2))
+    expected = [system.forward_dynamics(*row) for row in zip(Q, QD, TAU, strict=True)]
+    np.testing.assert_allclose(accelerations(system, Q, QD, TAU), expected, atol=1e-11)
 
 
 def test_unknown_integrator_and_bad_input_are_refused(system):

@@ -36,6 +36,7 @@ class ClosedFormTwoLink:
     """Two uniform rods (1 m, 1 kg, I = 1/12 kg m² about the CoM), revolute about z, gravity −y."""
 
     dof = 2
+    vectorized = False
 
     def mass_matrix(self, q):
         c2 = np.cos(q[1])

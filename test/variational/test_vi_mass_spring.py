@@ -13,6 +13,7 @@ Q0 = np.sqrt(2.0)
 
 class Spring:
     dof = 1
+    vectorized = False
 
     def __init__(self, params):
         self.params = params

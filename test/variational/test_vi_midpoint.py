@@ -21,6 +21,7 @@ class Pendulum:
     """Planar pendulum, θ from the downward vertical: M = m l², V = −m g l cos θ."""
 
     dof = 1
+    vectorized = False
 
     def __init__(self, mass=1.5, length=0.8):
         self.m, self.l = mass, length
@@ -42,6 +43,7 @@ class PolarParticle:
     """A particle in the plane on a radial spring, q = (r, θ): M = diag(m, m r²), V = ½ k (r − r0)²; θ is cyclic."""
 
     dof = 2
+    vectorized = False
     m, k, r0 = 2.0, 30.0, 1.0
 
     def mass_matrix(self, q):
@@ -63,6 +65,7 @@ class DoublePendulum:
     """Point masses m1, m2 on massless links l1, l2, absolute angles from the downward vertical."""
 
     dof = 2
+    vectorized = False
     m1, m2, l1, l2 = 1.0, 1.0, 1.0, 1.0
 
     def mass_matrix(self, q):
@@ -209,6 +212,7 @@ def test_constant_force_on_a_free_body_is_integrated_exactly():
 
     class FreeBody:
         dof = 2
+        vectorized = False
 
         def mass_matrix(self, q):
             return np.diag([2.0, 0.5])

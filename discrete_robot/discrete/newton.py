@@ -1,0 +1,111 @@
+"""The Newton solve of one discrete step, written once and run two ways.
+
+:func:`newton` iterates on q̇(k+1) as :mod:`.dynamic_model`'s docstring describes (analytic Jacobian,
+refreshed while the update is large and reused for chord steps below; stop on the estimated remaining error
+or at the round-off floor). The equations come from :func:`equations` ``(context, q0, qd0, q1, qd1, dt,
+jacobian, lhs, a1, Da, DV, noise, J)``, which fills the left-hand side, a(q1), the quotients D_r a and D_r V,
+the round-off estimate of lhs and (when ``jacobian``) ∂lhs/∂q̇(k+1):
+
+- for a rigid-body system with a compiled model, ``context`` is the kernel's tuple of arrays, :func:`equations`
+  is the compiled kernel (:func:`.compiled.step_terms`, registered as its compiled form) and :func:`newton`
+  runs compiled, so a whole step is one call;
+- for any other :class:`~discrete_robot.model.lagrangian.LagrangianSystem`, ``context`` is the
+  :class:`~.dynamic_model.DiscreteDynamicModel` and the very same source runs as Python (``newton.py_func``),
+  :func:`equations` calling its numpy evaluation.
+
+The joints' damping c and Coulomb friction f (:mod:`.dissipation`; zeros when there are none) enter as the
+force F_d(v̄) = −c v̄ − f tanh(v̄/v_s) at the step's mean velocity v̄ = Δq/Δt, held over the step; its slope
+adds −½ dF_d/dv̄ to the Jacobian's diagonal.
+
+Returns (status, iterations, |residual|∞ before the last update, last update); status is one of the codes
+below, and :func:`describe` turns a failure into the message of a ConvergenceError.
+"""
+
+import numpy as np
+
+from discrete_robot.discrete.dissipation import FRICTION_VELOCITY
+from discrete_robot.jit import njit
+
+OK, NON_FINITE_JACOBIAN, NON_FINITE_VELOCITY, DIVERGING, NOT_CONVERGED = range(5)
+#: the round-off floor of an update: this many times the residual's round-off mapped through J⁻¹
+FLOOR_FACTOR = 10.0
+#: Newton refreshes its Jacobian while the update exceeds this (relative); below, chord steps converge as fast
+CHORD_UPDATE = 1e-4
+_EPS = np.finfo(float).eps
+_TINY = np.finfo(float).tiny
+
+
+@njit
+def _max_abs(x):
+    return np.max(np.abs(x))
+
+
+def equations(context, q0, qd0, q1, qd1, dt, jacobian, lhs, a1, Da, DV, noise, J) -> None:
+    """The discrete equations at (q1, q̇1) into the arrays (module docstring); as Python, ``context`` is the
+    DiscreteDynamicModel. Compiled code calls the kernel registered in :mod:`.compiled` instead."""
+    context.python_terms(q0, qd0, q1, qd1, dt, jacobian, lhs, a1, Da, DV, noise, J)
+
+
+@njit
+def newton(context, q0, qd0, F, dt, qd1, damping, friction, tol, max_iter, out):
+    """Solve the step (q0, q̇0) -> q̇(k+1) from the guess ``qd1`` under forces F held over the step; q̇(k+1)
+    into ``out``. See the module docstring for ``context`` and the return value."""
+    n = q0.shape[0]
+    lhs, a1, Da, DV, noise = np.empty(n), np.empty((n, n)), np.empty((n, n, n)), np.empty(n), np.empty(n)
+    J, inverse = np.empty((n, n)), np.empty((n, n))
+    qd = qd1.copy()
+    previous, update, scale, forced = np.inf, np.inf, np.inf, -1.0
+    have_inverse, growing, residual_norm = False, 0, np.inf
+    for iteration in range(1, max_iter + 1):
+        refresh = not have_inverse or update > CHORD_UPDATE * scale
+        q1 = q0 + 0.5 * dt * (qd0 + qd)
+        equations(context, q0, qd0, q1, qd, dt, refresh, lhs, a1, Da, DV, noise, J)
+        dq = q1 - q0
+        ratio_v = dq / dt / FRICTION_VELOCITY
+        dissipative = -damping * (dq / dt) - friction * np.tanh(ratio_v)
+        slopes = -damping - friction / FRICTION_VELOCITY * (1.0 - np.tanh(ratio_v) ** 2)
+        residual = lhs - F - dissipative
+        residual_norm = _max_abs(residual)
+        load = np.abs(F) + np.abs(dissipative)
+        # v̄ = Δq/Δt carries the round-off of q itself, ε |q| / Δt, which the force law's slope amplifies
+        roundoff = noise + _EPS * load + _EPS * np.abs(slopes) * (np.abs(q0) + np.abs(dq)) / dt
+        if refresh:
+            for r in range(n):
+                J[r, r] -= 0.5 * slopes[r]
+            # an explicit inverse: n is small, and chord steps then cost one matrix-vector product
+            inverse[...] = np.linalg.inv(J)
+            have_inverse = True
+            if not np.all(np.isfinite(inverse)):
+                return NON_FINITE_JACOBIAN, iteration, residual_norm, update
+        if forced < 0.0:
+            # the velocity change the potential and applied forces alone cause over the step
+            forced = _max_abs(inverse @ (np.abs(DV) + load))
+        delta = -(inverse @ residual)
+        qd = qd + delta
+        if not np.all(np.isfinite(qd)):
+            return NON_FINITE_VELOCITY, iteration, residual_norm, update
+        previous, update = update, _max_abs(delta)
+        # stalled at the round-off floor (above tol when a(q) is ill-conditioned): no update can do better,
+        # and updates below it may grow or shrink at random
+        floor = FLOOR_FACTOR * np.max(np.abs(inverse) @ roundoff)
+        growing = growing + 1 if update > previous and update > floor else 0
+        if growing >= 3:
+            return DIVERGING, iteration, residual_norm, update
+        scale = max(_max_abs(qd0), _max_abs(qd), forced, _TINY)
+        ratio = update / previous
+        # the error left after this update is about update · ratio / (1 − ratio) while the iteration contracts
+        remaining = update * ratio / (1.0 - ratio) if iteration > 1 and ratio < 0.5 else update
+        stalled = iteration > 1 and ratio >= 0.5 and update <= floor
+        if remaining <= tol * scale or stalled:
+            out[:] = qd
+            return OK, iteration, residual_norm, update
+    return NOT_CONVERGED, max_iter, residual_norm, update
+
+
+def describe(status: int, iterations: int, update: float) -> str:
+    """Why a Newton solve failed, for a ConvergenceError."""
+    return {NON_FINITE_JACOBIAN: "non-finite Newton Jacobian",
+            NON_FINITE_VELOCITY: f"Newton diverged to non-finite velocities after {iterations} iterations",
+            DIVERGING: f"Newton diverging (update {update:.3e} rad/s growing since 3 iterations)",
+            NOT_CONVERGED: f"no convergence in {iterations} Newton iterations (last update {update:.3e} rad/s)"
+            }[status]
