@@ -87,6 +87,34 @@ def quaternion_to_matrix(quaternion: np.ndarray) -> np.ndarray:
 
 
 @njit
+def matrix_to_quaternion(R: np.ndarray) -> np.ndarray:
+    """The unit quaternion [w, x, y, z] (w ≥ 0) of a rotation matrix, by Shepperd's method: the largest of
+    4w², 4x², 4y², 4z² (from the trace and the diagonal) is the pivot, the other components come from the
+    off-diagonal sums and differences over it.
+
+    Written here rather than taken from transforms3d: its ``mat2quat`` solves a 4x4 symmetric eigenproblem
+    (tens of µs per call), and the simulators convert every link's rotation for /tf at their publish rate.
+    """
+    trace = R[0, 0] + R[1, 1] + R[2, 2]
+    pivots = np.array([trace, R[0, 0], R[1, 1], R[2, 2]])
+    k = int(np.argmax(pivots))
+    if k == 0:
+        s = 2.0 * math.sqrt(1.0 + trace)
+        q = np.array([0.25 * s, (R[2, 1] - R[1, 2]) / s, (R[0, 2] - R[2, 0]) / s, (R[1, 0] - R[0, 1]) / s])
+    elif k == 1:
+        s = 2.0 * math.sqrt(1.0 + R[0, 0] - R[1, 1] - R[2, 2])
+        q = np.array([(R[2, 1] - R[1, 2]) / s, 0.25 * s, (R[0, 1] + R[1, 0]) / s, (R[0, 2] + R[2, 0]) / s])
+    elif k == 2:
+        s = 2.0 * math.sqrt(1.0 + R[1, 1] - R[0, 0] - R[2, 2])
+        q = np.array([(R[0, 2] - R[2, 0]) / s, (R[0, 1] + R[1, 0]) / s, 0.25 * s, (R[1, 2] + R[2, 1]) / s])
+    else:
+        s = 2.0 * math.sqrt(1.0 + R[2, 2] - R[0, 0] - R[1, 1])
+        q = np.array([(R[1, 0] - R[0, 1]) / s, (R[0, 2] + R[2, 0]) / s, (R[1, 2] + R[2, 1]) / s, 0.25 * s])
+    q /= math.sqrt(q @ q)
+    return -q if q[0] < 0.0 else q
+
+
+@njit
 def quaternion_multiply(p: np.ndarray, q: np.ndarray) -> np.ndarray:
     """Hamilton product p q of quaternions [w, x, y, z] (the rotation q first, then p)."""
     return np.array([

@@ -8,8 +8,9 @@ provides its world through a few hooks (:meth:`~SimulatorNode.advance_world`, ``
   it) advances the world by ``real_time_factor`` simulated seconds per wall second, in whole steps of
   ``time_step`` (``real_time_factor`` 0: as many steps as fit in the tick). With ``publish_clock`` the node
   publishes ``/clock`` (rosgraph_msgs/Clock) from its simulated time; without, it follows ``/clock``
-  (advances its world up to the latest time received), so a system has one clock and every world in it runs
-  on that clock. Every message a simulator publishes is stamped with its simulated time.
+  (on each clock message it advances its world up to the time received and publishes, so it publishes at the
+  leader's rate), so a system has one clock and every world in it runs on that clock. Every message a
+  simulator publishes is stamped with its simulated time.
 - **TF** (``publish_tf``): the pose of every URDF link on ``/tf`` each tick and the fixed joints once on
   ``/tf_static``, frames named as in the URDF with ``frame_prefix`` (``world``, the inertial frame both
   robots share, is never prefixed). A floating base's ``world`` -> base is published either way
@@ -37,6 +38,7 @@ from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
 
 from discrete_robot.errors import DiscreteRobotError, InputError
+from discrete_robot.geometry3d import matrix_to_quaternion
 from discrete_robot.model.urdf import WORLD_FRAME, FrameTransform
 from discrete_robot.nodes.common import (
     LATCHED_QOS,
@@ -70,7 +72,8 @@ def simulator_parameters(time_step: float, publish_rate: float) -> list[Paramete
         ParameterSpec("real_time_factor", 1.0, "simulated seconds per wall-clock second (1 = real time, 0 = as "
                                                "fast as possible)", check=non_negative, value_range=(0.0, 100.0)),
         ParameterSpec("publish_clock", True, "publish /clock from this world's simulated time; false = follow "
-                                             "/clock (one clock per system)", read_only=True),
+                                             "/clock (one clock per system; the world then ticks and publishes "
+                                             "on each clock message)", read_only=True),
         ParameterSpec("publish_tf", True, "publish every link on /tf and /tf_static (off when "
                                           "robot_state_publisher does it)", read_only=True),
         ParameterSpec("start_paused", False, "start paused (resume or step through the control services)",
@@ -105,15 +108,14 @@ def merged_joint_state(joints: Sequence[str], state, positions: np.ndarray, velo
 
 def transform_msg(stamp: Time, transform: FrameTransform, prefix: str) -> TransformStamped:
     """A TransformStamped of ``transform`` with its frames prefixed (except ``world``)."""
-    from transforms3d.quaternions import mat2quat
-
     msg = TransformStamped()
     msg.header.stamp = stamp
     msg.header.frame_id = transform.parent if transform.parent == WORLD_FRAME else prefix + transform.parent
     msg.child_frame_id = prefix + transform.child
     x, y, z = (float(v) for v in transform.translation)
     msg.transform.translation.x, msg.transform.translation.y, msg.transform.translation.z = x, y, z
-    msg.transform.rotation = quaternion_msg(mat2quat(transform.rotation))
+    msg.transform.rotation = quaternion_msg(matrix_to_quaternion(np.ascontiguousarray(transform.rotation,
+                                                                                   dtype=float)))
     return msg
 
 
@@ -205,14 +207,18 @@ class SimulatorNode(GuardedNode):
 
         self.create_service(StepSimulation, f"{namespace}/step", self._on_step)
         self.create_service(SetSimulationState, f"{namespace}/set_state", self._on_set_state)
-        # A steady clock: with use_sim_time the node's clock is /clock, which this timer itself drives.
+        # A steady clock: with use_sim_time the node's clock is /clock, which this timer itself drives. A world that
+        # follows /clock ticks on each clock message instead: a timer of its own, out of phase with the leader's,
+        # would find no new time on some ticks and publish less often than the leader.
         steady = Clock(clock_type=ClockType.STEADY_TIME)
-        self.create_timer(1.0 / self.publish_rate, self.tick, clock=steady)
+        if not self.follow_clock:
+            self.create_timer(1.0 / self.publish_rate, self.tick, clock=steady)
         self.create_timer(DIAGNOSTICS_PERIOD_S, self.publish_diagnostics, clock=steady)
         self.publish_all()
 
     def _on_clock(self, msg: ClockMsg) -> None:
         self._followed_time = msg.clock.sec + msg.clock.nanosec * 1e-9
+        self.tick()
 
     def steps_due(self) -> int:
         """Whole steps this tick owes the world: by the real-time factor, or up to the followed /clock."""
@@ -248,8 +254,9 @@ class SimulatorNode(GuardedNode):
             return
         self.publish_all()
         if self.real_time_factor > 0.0 and time.perf_counter() - start > 1.0 / self.publish_rate:
-            self.get_logger().warning("the simulation cannot keep up with publish_rate x real_time_factor; lower "
-                                      "real_time_factor or raise time_step", throttle_duration_sec=5.0)
+            # rate-limited before reaching rclpy's logger, whose throttled calls still inspect the caller's source
+            self.refusals.warning("keep up", "the simulation cannot keep up with publish_rate x real_time_factor; "
+                                             "lower real_time_factor or raise time_step")
 
     def _advance(self, steps: int) -> bool:
         """Advance by ``steps``; a failure is reported and handled by ``on_step_failure``. True when it worked."""

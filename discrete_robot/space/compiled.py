@@ -811,6 +811,7 @@ def warm_up() -> None:
     robot = SpaceRobot.from_model(model_from_dict(multi_arm_model_data(2, 3, mixed_joints=True)))
     simulator = Simulator(robot, random_state(robot, np.random.default_rng(0), speed=0.1))
     simulator.step(1e-3)
+    simulator.sample()      # the attitude conversions of geometry3d
 
 
 _SHARED: "weakref.WeakKeyDictionary[SpaceRobot, tuple[CompiledModel, Workspace]]" = weakref.WeakKeyDictionary()

@@ -23,9 +23,9 @@ recursive forward dynamics of :mod:`.recursive`; the kinetic energy is conserved
 from dataclasses import dataclass, replace
 
 import numpy as np
-from transforms3d.quaternions import mat2quat
 
 from discrete_robot.errors import ConvergenceError, InputError
+from discrete_robot.geometry3d import matrix_to_quaternion
 from discrete_robot.space import compiled
 from discrete_robot.space.loads import validate_joint_torques, validate_loads
 from discrete_robot.space.recursive import MomentumReport, momentum_report
@@ -136,8 +136,7 @@ class Simulator:
         """The current :class:`Sample`."""
         state = self.state
         work = self._work.arrays
-        orientations = np.array([mat2quat(rotation) for rotation in work[1]])
-        orientations *= np.where(orientations[:, :1] < 0.0, -1.0, 1.0)
+        orientations = np.array([matrix_to_quaternion(rotation) for rotation in work[1]])   # w >= 0
         return Sample(self.time, work[2].copy(), orientations, joint_positions(self.robot, state),
                       momentum_report(self.robot, state), state)
 
