@@ -58,6 +58,7 @@ from discrete_robot.nodes.common import (
     LATCHED_QOS,
     STATE_QOS,
     ParameterSpec,
+    RateLimitedLog,
     declare_parameters,
     duration_seconds,
     finite_values,
@@ -127,6 +128,7 @@ class DiscreteRobotNode(SimulatorNode):
 
     def __init__(self, **kwargs):
         super().__init__(self.NODE_NAME, **kwargs)
+        self.saturation_log = RateLimitedLog(self.get_logger(), SATURATION_REPORT_PERIOD_S)
         values = declare_parameters(self, PARAMETERS)
         path = values["model_file"] or str(package_config_path(DEFAULT_MODEL))
         self.model = model = load_model(path)
@@ -313,8 +315,7 @@ class DiscreteRobotNode(SimulatorNode):
                                    self.effort_limits)
         saturated = np.flatnonzero(np.isfinite(self.effort_limits) & (np.abs(tau) >= self.effort_limits))
         if saturated.size:
-            self.get_logger().warning(f"effort limits active on {[self.joints[i] for i in saturated]}",
-                                      throttle_duration_sec=SATURATION_REPORT_PERIOD_S)
+            self.saturation_log.warning("saturated", f"effort limits active on {[self.joints[i] for i in saturated]}")
         return tau
 
     @property
