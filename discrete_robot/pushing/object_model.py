@@ -56,6 +56,11 @@ class PushedObject:
     scale: float
 
     @property
+    def circumradius(self) -> float:
+        """The largest distance of the footprint from the object frame's origin (the pose's point), m."""
+        return float(np.max(np.linalg.norm(self.footprint, axis=1)))
+
+    @property
     def friction_load(self) -> float:
         """mu_s N: the largest friction force the table can exert (N)."""
         return self.support_friction * self.normal_force

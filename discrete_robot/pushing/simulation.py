@@ -133,6 +133,9 @@ def push_step(obj: PushedObject, pose, finger_from, finger_to, contact_friction:
     pose = np.asarray(pose, dtype=float)
     start = np.asarray(finger_from, dtype=float)[:2]
     target = np.asarray(finger_to, dtype=float)[:2]
+    if _segment_distance(pose[:2], start, target) > obj.circumradius + pusher_radius + CONTACT_TOLERANCE * obj.scale:
+        # the finger passes outside the object's circumscribed circle: no contact, nothing to integrate
+        return PushStep(pose=pose, finger=target, mode=ContactMode.SEPARATING, prediction=None)
     pieces = max(1, bounded_count(np.ceil(np.linalg.norm(target - start) / (MAX_MOVE_FRACTION * obj.scale)),
                                   MAX_MOVES, "finger move", "MAX_MOVES (moves of 2 % of the object's size)"))
     mode, prediction = ContactMode.SEPARATING, None
@@ -141,6 +144,14 @@ def push_step(obj: PushedObject, pose, finger_from, finger_to, contact_friction:
         pose, piece = _move(obj, pose, a, b, contact_friction, pusher_radius)
         mode, prediction = (piece.mode, piece) if piece is not None else (ContactMode.SEPARATING, None)
     return PushStep(pose=pose, finger=target, mode=mode, prediction=prediction)
+
+
+def _segment_distance(point, a, b) -> float:
+    """Distance (m) from ``point`` to the segment from ``a`` to ``b``."""
+    ab = b - a
+    length2 = float(ab @ ab)
+    s = 0.0 if length2 == 0.0 else min(1.0, max(0.0, float((point - a) @ ab) / length2))
+    return float(np.hypot(*(a + s * ab - point)))
 
 
 def _move(obj, pose, start, target, contact_friction, radius):
