@@ -1,0 +1,84 @@
+"""Does the composed bringup keep real time? Real-time factor and publish rates over a window; JSON report.
+
+    .venv/bin/python scripts/realtime.py [--duration 60] [--output results/realtime.json]
+
+Starts ``bringup`` (every node in one process, the shipped defaults) as a child
+process, waits until both simulators publish, then listens for ``--duration`` wall-clock seconds:
+
+- ``real_time_factor``: simulated seconds advanced on ``/clock`` (the one shared clock) per wall-clock second,
+  between the first and the last clock message of the window;
+- ``rates_hz``: messages per wall-clock second on ``joint_states`` (the arm, 50 Hz by default) and
+  ``space_robot/joint_states`` (50 Hz), with their relative deviation from the configured rate;
+- ``first_message_s``: from process start to the first message of each simulator.
+
+Exit status 1 when the real-time factor is below 0.99 or a rate is off by more than 2 % (issue 10's targets).
+"""
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+RATES = {"joint_states": 50.0, "space_robot/joint_states": 50.0}
+
+
+def measure(duration: float) -> dict:
+    from rosgraph_msgs.msg import Clock
+    from sensor_msgs.msg import JointState
+
+    from discrete_robot.ros.processes import NodeProcess, ament_environment
+    from discrete_robot.ros.session import RosSession
+
+    ament_environment()
+    with tempfile.TemporaryDirectory(prefix="discrete_robot_realtime_") as workdir, RosSession("realtime") as session:
+        started = time.monotonic()
+        bringup = NodeProcess("bringup", Path(workdir))
+        try:
+            first = {}
+            for topic in RATES:
+                session.wait_for_message(topic, JointState, timeout=60.0)
+                first[topic] = round(time.monotonic() - started, 3)
+            counts = dict.fromkeys(RATES, 0)
+            clock = []
+
+            def counter(topic):
+                return lambda _: counts.__setitem__(topic, counts[topic] + 1)
+
+            subscriptions = [session.node.create_subscription(JointState, topic, counter(topic), 100)
+                             for topic in RATES]
+            subscriptions.append(session.node.create_subscription(
+                Clock, "/clock", lambda m: clock.append((time.monotonic(), m.clock.sec + 1e-9 * m.clock.nanosec)),
+                100))
+            window_start = time.monotonic()
+            session.spin_until(lambda: False, duration)
+            window = time.monotonic() - window_start
+            for subscription in subscriptions:
+                session.node.destroy_subscription(subscription)
+        finally:
+            status = bringup.stop()
+    (wall0, sim0), (wall1, sim1) = clock[0], clock[-1]
+    rates = {topic: counts[topic] / window for topic in RATES}
+    return {"duration_s": window, "real_time_factor": (sim1 - sim0) / (wall1 - wall0),
+            "rates_hz": rates, "rate_deviation": {t: rates[t] / RATES[t] - 1.0 for t in RATES},
+            "first_message_s": first, "exit_status": status}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--duration", type=float, default=60.0, help="wall-clock seconds measured")
+    parser.add_argument("--output", type=Path, default=Path("results/realtime.json"))
+    args = parser.parse_args()
+    os.environ.setdefault("ROS_DOMAIN_ID", str(1 + os.getpid() % 101))
+    report = measure(args.duration)
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(json.dumps(report, indent=2))
+    print(json.dumps(report), file=sys.stderr)
+    ok = report["real_time_factor"] >= 0.99 and all(abs(d) <= 0.02 for d in report["rate_deviation"].values())
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
