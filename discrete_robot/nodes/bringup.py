@@ -27,7 +27,7 @@ from discrete_robot.model.description import package_config_path
 from discrete_robot.nodes.common import executor_for, init_with_stop_signal, shut_down, spin_until_stopped
 
 #: s, the interpreter's thread switch interval while every node shares one process (see main)
-SWITCH_INTERVAL_S = 2e-4
+SWITCH_INTERVAL_S = 1e-3
 #: s to wait for each node's spin thread after a stop (it sees the stop flag within spin_until_stopped's poll)
 SPIN_JOIN_S = 1.0
 
@@ -104,7 +104,8 @@ def main(args: list[str] | None = None) -> int:
     executors = [executor_for(type(node)) for node in nodes]
     # The compiled kernels release the GIL; taking it back waits for the interpreter's switch interval (5 ms by
     # default) whenever another node's thread runs Python meanwhile, and a simulator tick re-takes it after
-    # every step. A short interval keeps those waits small.
+    # every step. A shorter interval keeps those waits small; much shorter ones (0.2 ms) made a long Python
+    # computation beside the simulators (a push plan) several times slower.
     sys.setswitchinterval(SWITCH_INTERVAL_S)
     threads = []
     for node, executor in zip(nodes, executors, strict=True):

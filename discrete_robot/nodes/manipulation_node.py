@@ -87,8 +87,9 @@ PARAMETERS = [
                   value_range=(1e-4, 3.2)),
     ParameterSpec("controller_name", "joint_trajectory_controller", "the arm's action is "
                   "<controller_name>/follow_joint_trajectory", read_only=True),
-    ParameterSpec("planning_timeout", 30.0, "wall-clock budget of planning one goal, s", check=positive,
-                  value_range=(0.1, 600.0)),
+    ParameterSpec("planning_timeout", 60.0, "wall-clock budget of planning one goal, s (a plan takes seconds "
+                                            "alone, several times that beside the simulators in one bringup)",
+                  check=positive, value_range=(0.1, 600.0)),
     ParameterSpec("execution_timeout", 10.0, "wall-clock seconds without feedback from the arm after which its "
                   "goal is canceled (a slow simulator is waited for as long as it makes progress)", check=positive,
                   value_range=(0.1, 3600.0)),
