@@ -153,3 +153,68 @@ def right_jacobian_inverse(theta: np.ndarray) -> np.ndarray:
     else:
         coefficient = 1.0 / angle ** 2 - (1.0 + math.cos(angle)) / (2.0 * angle * math.sin(angle))
     return np.eye(3) + 0.5 * K + coefficient * (K @ K)
+
+
+# In-place 3x3 products for the compiled kernels: the recursions run them a few hundred times per evaluation,
+# and an allocating `A @ B` (which numba sends to BLAS) costs more than its 27 multiply-adds.
+
+
+@njit
+def mat_mul(A, B, out):
+    """out = A B (3x3)."""
+    for i in range(3):
+        for j in range(3):
+            out[i, j] = A[i, 0] * B[0, j] + A[i, 1] * B[1, j] + A[i, 2] * B[2, j]
+
+
+@njit
+def mat_mul_add(A, B, out):
+    """out += A B (3x3)."""
+    for i in range(3):
+        for j in range(3):
+            out[i, j] += A[i, 0] * B[0, j] + A[i, 1] * B[1, j] + A[i, 2] * B[2, j]
+
+
+@njit
+def mat_mul_t_add(A, B, out):
+    """out += A Bᵀ (3x3)."""
+    for i in range(3):
+        for j in range(3):
+            out[i, j] += A[i, 0] * B[j, 0] + A[i, 1] * B[j, 1] + A[i, 2] * B[j, 2]
+
+
+@njit
+def mat_vec_add(A, v, out):
+    """out += A v (3x3 by 3)."""
+    for i in range(3):
+        out[i] += A[i, 0] * v[0] + A[i, 1] * v[1] + A[i, 2] * v[2]
+
+
+@njit
+def mat_t_vec(A, v, out):
+    """out = Aᵀ v (3x3 by 3)."""
+    for i in range(3):
+        out[i] = A[0, i] * v[0] + A[1, i] * v[1] + A[2, i] * v[2]
+
+
+@njit
+def cross_add(a, b, out):
+    """out += a × b."""
+    out[0] += a[1] * b[2] - a[2] * b[1]
+    out[1] += a[2] * b[0] - a[0] * b[2]
+    out[2] += a[0] * b[1] - a[1] * b[0]
+
+
+@njit
+def mat_vec(A, v, out):
+    """out = A v (3x3 by 3; out must not alias v)."""
+    for i in range(3):
+        out[i] = A[i, 0] * v[0] + A[i, 1] * v[1] + A[i, 2] * v[2]
+
+
+@njit
+def cross_into(a, b, out):
+    """out = a × b (out must not alias a or b)."""
+    out[0] = a[1] * b[2] - a[2] * b[1]
+    out[1] = a[2] * b[0] - a[0] * b[2]
+    out[2] = a[0] * b[1] - a[1] * b[0]

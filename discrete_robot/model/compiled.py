@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from discrete_robot.errors import ModelError
+from discrete_robot.geometry3d import cross_into, mat_mul, mat_t_vec, mat_vec
 from discrete_robot.jit import njit
 from discrete_robot.model.description import RobotModel
 from discrete_robot.model.kinematics import kinematic_tree
@@ -80,30 +81,6 @@ def compile_arm(model: RobotModel) -> CompiledArm:
         before_eq=tree.precedes | np.eye(tree.n, dtype=bool), gravity=np.asarray(model.gravity, dtype=float))
 
 
-# Small fixed-size products written as loops: numba sends ``@`` to BLAS, whose call costs ~1 µs for a 3x3.
-
-@njit
-def _mat_mat(A, B, out):
-    """out = A B for 3x3 A, B (out must not alias A or B)."""
-    for i in range(3):
-        for j in range(3):
-            out[i, j] = A[i, 0] * B[0, j] + A[i, 1] * B[1, j] + A[i, 2] * B[2, j]
-
-
-@njit
-def _mat_vec(A, v, out):
-    """out = A v for a 3x3 A (out must not alias v)."""
-    for i in range(3):
-        out[i] = A[i, 0] * v[0] + A[i, 1] * v[1] + A[i, 2] * v[2]
-
-
-@njit
-def _mat_t_vec(A, v, out):
-    """out = Aᵀ v for a 3x3 A (out must not alias v)."""
-    for i in range(3):
-        out[i] = A[0, i] * v[0] + A[1, i] * v[1] + A[2, i] * v[2]
-
-
 @njit
 def _rotation(axis, angle, out):
     """Rodrigues: out = I + sin θ [a]ₓ + (1 − cos θ) [a]ₓ² for the unit ``axis`` (see geometry3d.rotation_about)."""
@@ -112,14 +89,6 @@ def _rotation(axis, angle, out):
     out[0, 0], out[0, 1], out[0, 2] = 1.0 - v * (y * y + z * z), -s * z + v * x * y, s * y + v * x * z
     out[1, 0], out[1, 1], out[1, 2] = s * z + v * x * y, 1.0 - v * (x * x + z * z), -s * x + v * y * z
     out[2, 0], out[2, 1], out[2, 2] = -s * y + v * x * z, s * x + v * y * z, 1.0 - v * (x * x + y * y)
-
-
-@njit
-def _cross_into(a, b, out):
-    """out = a × b (out must not alias a or b)."""
-    out[0] = a[1] * b[2] - a[2] * b[1]
-    out[1] = a[2] * b[0] - a[0] * b[2]
-    out[2] = a[0] * b[1] - a[1] * b[0]
 
 
 @njit
@@ -141,13 +110,13 @@ def _link_frames(links, joint_rotation, joint_origin, com, prismatic, axes, q, R
         local_R[:] = joint_rotation[i]
         local_p[:] = joint_origin[i]
         for k in range(first, first + ndof):
-            _mat_vec(local_R, axes[k], axis[k])             # in the parent's frame, for now
+            mat_vec(local_R, axes[k], axis[k])             # in the parent's frame, for now
             if prismatic[k]:
                 for x in range(3):
                     local_p[x] += axis[k, x] * q[k]
             else:
                 _rotation(axes[k], q[k], turn)
-                _mat_mat(local_R, turn, product)
+                mat_mul(local_R, turn, product)
                 local_R[:] = product
         if parent < 0:
             # the arm's own frame: the link sits at its origin and its axes do not depend on its first coordinate
@@ -157,26 +126,26 @@ def _link_frames(links, joint_rotation, joint_origin, com, prismatic, axes, q, R
             p[i] = 0.0
             _identity(later)
             for k in range(first + ndof - 1, first - 1, -1):
-                _mat_t_vec(later, axes[k], axis[k])
+                mat_t_vec(later, axes[k], axis[k])
                 point[k] = 0.0
                 if not prismatic[k]:
                     _rotation(axes[k], q[k], turn)
-                    _mat_mat(turn, later, product)
+                    mat_mul(turn, later, product)
                     later[:] = product
         else:
             ref_R[i] = ref_R[parent]
             ref_p[i] = ref_p[parent]
-            _mat_mat(R[parent], local_R, R[i])
-            _mat_vec(R[parent], local_p, v)
-            _mat_vec(R[parent], joint_origin[i], local_p)
+            mat_mul(R[parent], local_R, R[i])
+            mat_vec(R[parent], local_p, v)
+            mat_vec(R[parent], joint_origin[i], local_p)
             for x in range(3):
                 p[i, x] = v[x] + p[parent, x]
                 local_p[x] += p[parent, x]
             for k in range(first, first + ndof):
-                _mat_vec(R[parent], axis[k], v)
+                mat_vec(R[parent], axis[k], v)
                 axis[k] = v
                 point[k] = local_p
-        _mat_vec(R[i], com[i], v)
+        mat_vec(R[i], com[i], v)
         for x in range(3):
             c[i, x] = v[x] + p[i, x]
 
@@ -188,7 +157,7 @@ def _twist(prismatic, axis, point, k, out):
         out[:3] = axis[k]
         out[3:] = 0.0
     else:
-        _cross_into(point[k], axis[k], out[:3])
+        cross_into(point[k], axis[k], out[:3])
         out[3:] = axis[k]
 
 
@@ -263,7 +232,7 @@ def rigid_body_terms(links, joint_rotation, joint_origin, com, mass, inertia, do
         energy = 0.0
         for i in range(L):
             _spatial_inertia(mass[i], c[i], R[i], inertia[i], G[i])
-            _mat_t_vec(ref_R[i], gravity, g)
+            mat_t_vec(ref_R[i], gravity, g)
             energy -= mass[i] * (_dot(g, c[i]) + _dot(ref_p[i], gravity))
         V[batch] = energy
         for i in range(L - 1, -1, -1):                  # composites: children come after their parents
@@ -296,27 +265,20 @@ def rigid_body_terms(links, joint_rotation, joint_origin, com, mass, inertia, do
         for k in range(first, stop):
             for a in range(n):
                 _ad(xi[k], xi[a], A[k, a])
-            _mat_t_vec(ref_R[dof_link[k]], gravity, g)
+            mat_t_vec(ref_R[dof_link[k]], gravity, g)
             dV[batch, k] = -(g[0] * GX[k, k, 0] + g[1] * GX[k, k, 1] + g[2] * GX[k, k, 2])
         for k in range(first, stop):
             for a in range(n):
                 for b in range(a, n):
-                    if before_eq[a, b] and not before_eq[k, a]:
-                        if before_eq[k, b]:
-                            value = -_dot(A[k, a], GX[b, b])
-                        elif before_eq[b, k]:
-                            value = -_dot(A[k, a], GX[k, b]) - _dot(A[k, b], GX[k, a])
-                        else:
-                            value = 0.0
-                    elif before_eq[b, a] and not before_eq[k, b]:
-                        if before_eq[k, a]:
-                            value = -_dot(A[k, b], GX[a, a])
-                        elif before_eq[a, k]:
-                            value = -_dot(A[k, b], GX[k, a]) - _dot(A[k, a], GX[k, b])
-                        else:
-                            value = 0.0
+                    lo, hi = (a, b) if before_eq[a, b] else (b, a)      # lo before-or-equal hi, if related
+                    if not before_eq[lo, hi] or before_eq[k, lo]:
+                        value = 0.0       # two branches; or k before-or-equal lo: a rigid subtree
+                    elif before_eq[k, hi]:
+                        value = -_dot(A[k, lo], GX[hi, hi])
+                    elif before_eq[hi, k]:
+                        value = -_dot(A[k, lo], GX[k, hi]) - _dot(A[k, hi], GX[k, lo])
                     else:
-                        value = 0.0       # k before-or-equal the earlier DOF: a rigid subtree; or two branches
+                        value = 0.0       # k on another branch below lo
                     dM[batch, k, a, b] = value
                     dM[batch, k, b, a] = value
 

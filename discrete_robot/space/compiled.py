@@ -57,6 +57,12 @@ import numpy as np
 
 from discrete_robot.errors import ConvergenceError, ModelError
 from discrete_robot.geometry3d import (
+    cross_add,
+    mat_mul,
+    mat_mul_add,
+    mat_mul_t_add,
+    mat_t_vec,
+    mat_vec_add,
     quaternion_exp,
     quaternion_multiply,
     quaternion_to_matrix,
@@ -186,56 +192,6 @@ def pack_loads(model: CompiledModel, loads) -> tuple:
 # ----------------------------------------------------------------------------------------- kernels
 
 
-# In-place 3x3 products: the recursions run them a few hundred times per evaluation, and an allocating
-# `A @ B` costs more than its 27 multiply-adds.
-
-
-@njit
-def _mm(A, B, out):
-    """out = A B (3x3)."""
-    for i in range(3):
-        for j in range(3):
-            out[i, j] = A[i, 0] * B[0, j] + A[i, 1] * B[1, j] + A[i, 2] * B[2, j]
-
-
-@njit
-def _mm_add(A, B, out):
-    """out += A B (3x3)."""
-    for i in range(3):
-        for j in range(3):
-            out[i, j] += A[i, 0] * B[0, j] + A[i, 1] * B[1, j] + A[i, 2] * B[2, j]
-
-
-@njit
-def _mmt_add(A, B, out):
-    """out += A Bᵀ (3x3)."""
-    for i in range(3):
-        for j in range(3):
-            out[i, j] += A[i, 0] * B[j, 0] + A[i, 1] * B[j, 1] + A[i, 2] * B[j, 2]
-
-
-@njit
-def _mv_add(A, v, out):
-    """out += A v (3x3 by 3)."""
-    for i in range(3):
-        out[i] += A[i, 0] * v[0] + A[i, 1] * v[1] + A[i, 2] * v[2]
-
-
-@njit
-def _mtv(A, v, out):
-    """out = Aᵀ v (3x3 by 3)."""
-    for i in range(3):
-        out[i] = A[0, i] * v[0] + A[1, i] * v[1] + A[2, i] * v[2]
-
-
-@njit
-def _cross_add(a, b, out):
-    """out += a × b."""
-    out[0] += a[1] * b[2] - a[2] * b[1]
-    out[1] += a[2] * b[0] - a[0] * b[2]
-    out[2] += a[0] * b[1] - a[1] * b[0]
-
-
 @njit
 def _slot_u(ints, path, b, s):
     """(first row in u, number of rows, link index or -1) of slot ``s`` of body ``b``."""
@@ -310,11 +266,11 @@ def partial_derivatives(model, work):
         _skew_into(offset[b], rx)
         _skew_into(com[b], Rx)
         for s in range(own):
-            _mm(X[p, s], A, X[b, s])
+            mat_mul(X[p, s], A, X[b, s])
             carried[:, :] = Y[p, s]
-            _mm_add(X[p, s], rx, carried)
-            _mm(carried, A, Y[b, s])
-            _mm_add(X[b, s], Rx, Y[b, s])
+            mat_mul_add(X[p, s], rx, carried)
+            mat_mul(carried, A, Y[b, s])
+            mat_mul_add(X[b, s], Rx, Y[b, s])
         X[b, own] = np.eye(3)
         Y[b, own] = Rx
 
@@ -332,13 +288,13 @@ def mass_matrix(model, work):
         slots = 2 + ints[b, DEPTH]
         for s in range(slots):
             rs, ns, ls = _slot_u(ints, path, b, s)
-            _mm(X[b, s], inertia[b], XI)
+            mat_mul(X[b, s], inertia[b], XI)
             mY = mass[b] * Y[b, s]
             for t in range(s + 1):
                 rt, nt, lt = _slot_u(ints, path, b, t)
                 block[:, :] = 0.0
-                _mmt_add(mY, Y[b, t], block)
-                _mmt_add(XI, X[b, t], block)
+                mat_mul_t_add(mY, Y[b, t], block)
+                mat_mul_t_add(XI, X[b, t], block)
                 if ls >= 0 and ns < 3:
                     _project_rows(S[ls], ns, block, left)
                 else:
@@ -372,12 +328,12 @@ def velocities(model, work, u):
             rel[b, i] = 0.0
             for j in range(ndof):
                 rel[b, i] += S[b, i, j] * u[r + j]
-        _mtv(A, omega[p], omega[b])
+        mat_t_vec(A, omega[p], omega[b])
         omega[b] += rel[b]
         carried[:] = velocity[p]
-        _cross_add(omega[p], offset[b], carried)
-        _mtv(A, carried, velocity[b])
-        _cross_add(omega[b], com[b], velocity[b])
+        cross_add(omega[p], offset[b], carried)
+        mat_t_vec(A, carried, velocity[b])
+        cross_add(omega[b], com[b], velocity[b])
 
 
 @njit
@@ -396,9 +352,9 @@ def _bias_accelerations(model, work):
         p, ndof, r = ints[b, PARENT], ints[b, NDOF], 6 + ints[b, RATE]
         A = relative[b]
         # Ω̇_b = Aᵀ Ω̇_p − ω_b × (Aᵀ Ω_p) + Ṡ u
-        _mtv(A, omega_dot[p], omega_dot[b])
-        _mtv(A, omega[p], parent_omega)
-        _cross_add(parent_omega, rel[b], omega_dot[b])
+        mat_t_vec(A, omega_dot[p], omega_dot[b])
+        mat_t_vec(A, omega[p], parent_omega)
+        cross_add(parent_omega, rel[b], omega_dot[b])
         if ndof == 2:
             scale = -u[r] * u[r + 1]
             second, first = axes[b, 1], S[b, :, 0]
@@ -407,13 +363,13 @@ def _bias_accelerations(model, work):
             omega_dot[b, 2] += scale * (second[0] * first[1] - second[1] * first[0])
         # V̇_b = Aᵀ (V̇_p + Ω̇_p × r_p) − ω_b × Aᵀ (V_p + Ω_p × r_p) + Ω̇_b × R_b
         moved[:] = velocity[p]
-        _cross_add(omega[p], offset[b], moved)
-        _mtv(A, moved, carried)
+        cross_add(omega[p], offset[b], moved)
+        mat_t_vec(A, moved, carried)
         moved[:] = velocity_dot[p]
-        _cross_add(omega_dot[p], offset[b], moved)
-        _mtv(A, moved, velocity_dot[b])
-        _cross_add(carried, rel[b], velocity_dot[b])
-        _cross_add(omega_dot[b], com[b], velocity_dot[b])
+        cross_add(omega_dot[p], offset[b], moved)
+        mat_t_vec(A, moved, velocity_dot[b])
+        cross_add(carried, rel[b], velocity_dot[b])
+        cross_add(omega_dot[b], com[b], velocity_dot[b])
 
 
 @njit
@@ -433,19 +389,19 @@ def _partial_rates(model, work):
         p, own = ints[b, PARENT], 1 + ints[b, DEPTH]
         A = relative[b]
         _skew_into(rel[b], w_hat)
-        _mm(A, w_hat, A_rate)
+        mat_mul(A, w_hat, A_rate)
         _skew_into(offset[b], rx)
         _skew_into(com[b], Rx)
         for s in range(own):
-            _mm(Xd[p, s], A, Xd[b, s])
-            _mm_add(X[p, s], A_rate, Xd[b, s])
+            mat_mul(Xd[p, s], A, Xd[b, s])
+            mat_mul_add(X[p, s], A_rate, Xd[b, s])
             first[:, :] = Yd[p, s]
-            _mm_add(Xd[p, s], rx, first)
+            mat_mul_add(Xd[p, s], rx, first)
             second[:, :] = Y[p, s]
-            _mm_add(X[p, s], rx, second)
-            _mm(first, A, Yd[b, s])
-            _mm_add(second, A_rate, Yd[b, s])
-            _mm_add(Xd[b, s], Rx, Yd[b, s])
+            mat_mul_add(X[p, s], rx, second)
+            mat_mul(first, A, Yd[b, s])
+            mat_mul_add(second, A_rate, Yd[b, s])
+            mat_mul_add(Xd[b, s], Rx, Yd[b, s])
         Xd[b, own] = 0.0
         Yd[b, own] = 0.0
 
@@ -484,20 +440,20 @@ def bias_forces(model, work):
     for b in range(nb):
         mv, mv_dot = mass[b] * velocity[b], mass[b] * velocity_dot[b]
         iw[:] = 0.0
-        _mv_add(inertia[b], omega[b], iw)
+        mat_vec_add(inertia[b], omega[b], iw)
         iw_dot[:] = 0.0
-        _mv_add(inertia[b], omega_dot[b], iw_dot)
+        mat_vec_add(inertia[b], omega_dot[b], iw_dot)
         count = 2 + ints[b, DEPTH]
         blocks[0], blocks[1] = 0, 1
         for k in range(count - 2):
             blocks[2 + k] = 1 + path[b, k]
         for s in range(count):
-            _mv_add(Y[b, s], mv, momentum[blocks[s]])
-            _mv_add(X[b, s], iw, momentum[blocks[s]])
-            _mv_add(Yd[b, s], mv, rate[blocks[s]])
-            _mv_add(Y[b, s], mv_dot, rate[blocks[s]])
-            _mv_add(Xd[b, s], iw, rate[blocks[s]])
-            _mv_add(X[b, s], iw_dot, rate[blocks[s]])
+            mat_vec_add(Y[b, s], mv, momentum[blocks[s]])
+            mat_vec_add(X[b, s], iw, momentum[blocks[s]])
+            mat_vec_add(Yd[b, s], mv, rate[blocks[s]])
+            mat_vec_add(Y[b, s], mv_dot, rate[blocks[s]])
+            mat_vec_add(Xd[b, s], iw, rate[blocks[s]])
+            mat_vec_add(X[b, s], iw_dot, rate[blocks[s]])
     rx = np.empty((3, 3))
     Rx = np.empty((3, 3))
     terms = rate
@@ -518,27 +474,27 @@ def bias_forces(model, work):
         A = relative[b]
         _skew_into(offset[b], rx)
         _skew_into(com[b], Rx)
-        _mtv(A, omega[p], vector)
+        mat_t_vec(A, omega[p], vector)
         _skew_into(vector, own_b)
         carried_velocity[:] = velocity[p]
-        _cross_add(omega[p], offset[b], carried_velocity)
-        _mtv(A, carried_velocity, vector)
+        cross_add(omega[p], offset[b], carried_velocity)
+        mat_t_vec(A, carried_velocity, vector)
         _skew_into(vector, own_a)
-        _mm_add(own_b, Rx, own_a)
+        mat_mul_add(own_b, Rx, own_a)
         for s in range(2, own):
-            _mm(Eb[p, s], A, Eb[b, s])
+            mat_mul(Eb[p, s], A, Eb[b, s])
             carried[:, :] = Ea[p, s]
-            _mm_add(Eb[p, s], rx, carried)
-            _mm(carried, A, Ea[b, s])
-            _mm_add(Eb[b, s], Rx, Ea[b, s])
+            mat_mul_add(Eb[p, s], rx, carried)
+            mat_mul(carried, A, Ea[b, s])
+            mat_mul_add(Eb[b, s], Rx, Ea[b, s])
         Eb[b, own] = own_b
         Ea[b, own] = own_a
         mv = mass[b] * velocity[b]
         iw[:] = 0.0
-        _mv_add(inertia[b], omega[b], iw)
+        mat_vec_add(inertia[b], omega[b], iw)
         for s in range(2, own + 1):
-            _mv_add(Ea[b, s], mv, terms[1 + path[b, s - 2]])
-            _mv_add(Eb[b, s], iw, terms[1 + path[b, s - 2]])
+            mat_vec_add(Ea[b, s], mv, terms[1 + path[b, s - 2]])
+            mat_vec_add(Eb[b, s], iw, terms[1 + path[b, s - 2]])
     h[:] = 0.0
     h[0:6] = terms[0:2].ravel()
     for b in range(1, nb):
