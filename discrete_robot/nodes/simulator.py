@@ -211,14 +211,23 @@ class SimulatorNode(GuardedNode):
         # follows /clock ticks on each clock message instead: a timer of its own, out of phase with the leader's,
         # would find no new time on some ticks and publish less often than the leader.
         steady = Clock(clock_type=ClockType.STEADY_TIME)
-        if not self.follow_clock:
+        self._last_clock_wall = -np.inf
+        if self.follow_clock:
+            # without /clock (no leader running) the world still shows its state at its own rate, as when paused
+            self.create_timer(1.0 / self.publish_rate, self._publish_without_clock, clock=steady)
+        else:
             self.create_timer(1.0 / self.publish_rate, self.tick, clock=steady)
         self.create_timer(DIAGNOSTICS_PERIOD_S, self.publish_diagnostics, clock=steady)
         self.publish_all()
 
     def _on_clock(self, msg: ClockMsg) -> None:
         self._followed_time = msg.clock.sec + msg.clock.nanosec * 1e-9
+        self._last_clock_wall = time.monotonic()
         self.tick()
+
+    def _publish_without_clock(self) -> None:
+        if time.monotonic() - self._last_clock_wall > 2.0 / self.publish_rate:
+            self.publish_all(tf=False)
 
     def steps_due(self) -> int:
         """Whole steps this tick owes the world: by the real-time factor, or up to the followed /clock."""
