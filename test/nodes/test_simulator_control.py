@@ -97,16 +97,20 @@ def test_tf_holds_every_link_of_both_robots_on_one_clock(ros):
     ros.start("space_robot_node", params={"publish_clock": False})
     ros.wait_for_message("space_robot/joint_states", JointState, timeout=30.0)
     ros.wait_for_message("joint_states", JointState, timeout=30.0)   # both worlds are up before /tf is sampled
-    frames = set()
-    for _, message in ros.collect("/tf", TFMessage, 1.5):
-        frames |= {t.child_frame_id for t in message.transforms} | {t.header.frame_id for t in message.transforms}
-    static = ros.wait_for_message("/tf_static", TFMessage, qos=LATCHED_QOS, timeout=5.0,
-                                  predicate=lambda m: any(t.child_frame_id == "base_link" for t in m.transforms))
-    frames |= {t.child_frame_id for t in static.transforms}
     expected = set()
     for topic, prefix in (("robot_description", ""), ("space_robot/robot_description", "space_robot/")):
         urdf = ET.fromstring(ros.wait_for_message(topic, String, qos=LATCHED_QOS, timeout=10.0).data)
         expected |= {prefix + link.get("name") for link in urdf.iter("link") if link.get("name") != "world"}
+    static = ros.wait_for_message("/tf_static", TFMessage, qos=LATCHED_QOS, timeout=5.0,
+                                  predicate=lambda m: any(t.child_frame_id == "base_link" for t in m.transforms))
+    frames = {t.child_frame_id for t in static.transforms}
+
+    def record(message):
+        frames.update({t.child_frame_id for t in message.transforms} | {t.header.frame_id for t in message.transforms})
+
+    # a world that follows /clock publishes /tf from its first clock message on: listen until every link is seen
+    ros.node.create_subscription(TFMessage, "/tf", record, 100)
+    ros.spin_until(lambda: expected <= frames, 15.0)
     assert expected <= frames, f"missing TF frames {sorted(expected - frames)}\n{ros.logs()}"
 
     # one clock: the space robot's stamps are the arm's simulated time (it publishes no /clock of its own)
