@@ -174,10 +174,12 @@ class DiscreteDynamicModel:
         if isinstance(arm, CompiledArm):
             # the whole step compiled: the kernel's equations, Newton's loop compiled around them
             self._context = compiled.context(arm, self.paths, self.small_step, _TINY_STEP)
+            self._equations = compiled.step_terms
             self._newton_loop = newton.newton
         else:
             # the same loop's source run as Python on the numpy evaluation (python_terms)
             self._context = self
+            self._equations = newton.equations
             self._newton_loop = newton.newton.py_func
 
     @property
@@ -262,9 +264,8 @@ class DiscreteDynamicModel:
         """The left-hand side of (3.5) at (q1, q̇1), from the system's evaluation of the equations."""
         n = self.dof
         lhs = np.empty(n)
-        equations = compiled.step_terms if self._context is not self else newton.equations
-        equations(self._context, q0, qd0, q1, qd1, float(dt), False, lhs, np.empty((n, n)), np.empty((n, n, n)),
-                  np.empty(n), np.empty(n), np.empty((n, n)))
+        self._equations(self._context, q0, qd0, q1, qd1, float(dt), False, lhs, np.empty((n, n)),
+                        np.empty((n, n, n)), np.empty(n), np.empty(n), np.empty((n, n)))
         return lhs
 
     def _dissipative(self, dq: np.ndarray, dt: float) -> np.ndarray:
