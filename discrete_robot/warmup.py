@@ -13,6 +13,7 @@ import time
 WARM_UP_MODULES: list[str] = [
     "discrete_robot.space.compiled",
     "discrete_robot.discrete.compiled",
+    "discrete_robot.planning.reachability",
 ]
 
 

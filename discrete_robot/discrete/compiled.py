@@ -143,7 +143,8 @@ def _equations_compiled(context, q0, qd0, q1, qd1, dt, jacobian, lhs, a1, Da, DV
 
 
 def warm_up() -> None:
-    """Compile the kernels (make setup): steps of the shipped planar arm, short (quadrature) and long."""
+    """Compile the kernels (make setup): steps of the shipped planar arm, short (quadrature) and long, and the
+    inverse dynamics of one."""
     from discrete_robot.discrete.dynamic_model import DiscreteDynamicModel
     from discrete_robot.model.description import load_model, package_config_path
     from discrete_robot.model.dynamics import RigidBodySystem
@@ -152,4 +153,5 @@ def warm_up() -> None:
     system.evaluate(np.zeros(system.dof), derivatives=True)
     model = DiscreteDynamicModel(system)
     for dt in (1e-3, 0.1):
-        model.step(np.zeros(system.dof), np.ones(system.dof), np.zeros(system.dof), dt)
+        step = model.step(np.zeros(system.dof), np.ones(system.dof), np.zeros(system.dof), dt)
+    model.generalized_forces(np.zeros(system.dof), np.ones(system.dof), step.q, step.qd, 0.1)

@@ -174,13 +174,13 @@ class DiscreteDynamicModel:
         if isinstance(arm, CompiledArm):
             # the whole step compiled: the kernel's equations, Newton's loop compiled around them
             self._context = compiled.context(arm, self.paths, self.small_step, _TINY_STEP)
-            self._equations = compiled.step_terms
             self._newton_loop = newton.newton
+            self._left_hand_sides = newton.left_hand_sides
         else:
             # the same loop's source run as Python on the numpy evaluation (python_terms)
             self._context = self
-            self._equations = newton.equations
             self._newton_loop = newton.newton.py_func
+            self._left_hand_sides = newton.left_hand_sides.py_func
 
     @property
     def dof(self) -> int:
@@ -251,22 +251,33 @@ class DiscreteDynamicModel:
         The states must satisfy the smoothing formula q1 = q0 + Δt (q̇0 + q̇1)/2 (InputError otherwise).
         """
         dt = self._time_step(dt)
-        q0, qd0, q1, qd1 = (self._vector(name, v) for name, v in (("q0", q0), ("qd0", qd0), ("q1", q1),
-                                                                  ("qd1", qd1)))
-        mismatch = q1 - (q0 + 0.5 * dt * (qd0 + qd1))
+        states = [self._vector(name, v)[None] for name, v in (("q0", q0), ("qd0", qd0), ("q1", q1), ("qd1", qd1))]
+        return self._forces(*states, np.array([dt]))[0]
+
+    def generalized_forces_batch(self, q0, qd0, q1, qd1, dt) -> np.ndarray:
+        """:meth:`generalized_forces` of m steps at once, (m, n): rows of q0, q̇0, q1, q̇1 (m, n), dt (m,) s."""
+        dt = np.asarray(dt, dtype=float)
+        if dt.ndim != 1 or not np.all(np.isfinite(dt) & (dt > 0.0)):
+            raise InputError(f"time steps must be a vector of positive finite seconds, got {dt.tolist()}")
+        states = []
+        for name, value in (("q0", q0), ("qd0", qd0), ("q1", q1), ("qd1", qd1)):
+            array = np.asarray(value, dtype=float)
+            if array.shape != (dt.size, self.dof) or not np.all(np.isfinite(array)):
+                raise InputError(f"{name}: expected {dt.size} rows of {self.dof} finite values, got shape "
+                                 f"{array.shape}")
+            states.append(array)
+        return self._forces(*states, dt)
+
+    def _forces(self, q0, qd0, q1, qd1, dt) -> np.ndarray:
+        """:meth:`generalized_forces_batch` on checked arrays: the equations' left-hand sides less dissipation."""
+        mismatch = q1 - (q0 + 0.5 * dt[:, None] * (qd0 + qd1))
         allowed = 1e-9 * (1.0 + np.abs(q0) + np.abs(q1))
         if np.any(np.abs(mismatch) > allowed):
             raise InputError("q1 must equal q0 + dt (qd0 + qd1)/2 (smoothing formula); mismatch "
-                             f"{mismatch.tolist()}")
-        return self._lhs(q0, qd0, q1, qd1, dt) - self._dissipative(q1 - q0, dt)
-
-    def _lhs(self, q0, qd0, q1, qd1, dt) -> np.ndarray:
-        """The left-hand side of (3.5) at (q1, q̇1), from the system's evaluation of the equations."""
-        n = self.dof
-        lhs = np.empty(n)
-        self._equations(self._context, q0, qd0, q1, qd1, float(dt), False, lhs, np.empty((n, n)),
-                        np.empty((n, n, n)), np.empty(n), np.empty(n), np.empty((n, n)))
-        return lhs
+                             f"{mismatch[np.any(np.abs(mismatch) > allowed, axis=1)][0].tolist()}")
+        lhs = np.empty_like(q0)
+        self._left_hand_sides(self._context, *(np.ascontiguousarray(v) for v in (q0, qd0, q1, qd1, dt)), lhs)
+        return lhs - self._dissipative(q1 - q0, dt[:, None])
 
     def _dissipative(self, dq: np.ndarray, dt: float) -> np.ndarray:
         """The joints' damping and friction force at the step's mean velocity Δq/Δt (zero without dissipation)."""

@@ -1,4 +1,5 @@
-"""The Newton solve of one discrete step, written once and run two ways.
+"""The Newton solve of one discrete step (and the equations' explicit evaluation over many steps), written once
+and run two ways.
 
 :func:`newton` iterates on q̇(k+1) as :mod:`.dynamic_model`'s docstring describes (analytic Jacobian,
 refreshed while the update is large and reused for chord steps below; stop on the estimated remaining error
@@ -100,6 +101,17 @@ def newton(context, q0, qd0, F, dt, qd1, damping, friction, tol, max_iter, out):
             out[:] = qd
             return OK, iteration, residual_norm, update
     return NOT_CONVERGED, max_iter, residual_norm, update
+
+
+@njit
+def left_hand_sides(context, q0, qd0, q1, qd1, dt, out):
+    """The equations' left-hand side at each of m given steps (rows of q0, q̇0, q1, q̇1: (m, n); dt: (m,)) into
+    ``out`` (m, n): inverse dynamics of whole trajectories (the planner's), one call. ``context`` as for
+    :func:`newton`."""
+    m, n = q0.shape
+    a1, Da, DV, noise, J = np.empty((n, n)), np.empty((n, n, n)), np.empty(n), np.empty(n), np.empty((n, n))
+    for k in range(m):
+        equations(context, q0[k], qd0[k], q1[k], qd1[k], dt[k], False, out[k], a1, Da, DV, noise, J)
 
 
 def describe(status: int, iterations: int, update: float) -> str:

@@ -96,13 +96,15 @@ class JointLimits:
         return np.max(np.abs(np.asarray(velocities, dtype=float)) / self.velocity, axis=-1)
 
     def check_holding(self, holding_torque: np.ndarray, position: np.ndarray) -> None:
-        """Raise InfeasibleError if the torque that holds the arm still at ``position`` exceeds a limit.
+        """Raise InfeasibleError if the torque that holds the arm still at ``position`` exceeds a limit (one
+        configuration (n,), or rows (m, n) of torques and positions).
 
         Planning needs a strict margin: an arm that can only just hold its weight cannot move.
         """
-        excess = np.abs(holding_torque) >= self.effort * (1.0 - LIMIT_TOLERANCE)
-        if np.any(excess):
-            r = int(np.flatnonzero(excess)[0])
+        torque, position = np.atleast_2d(holding_torque), np.atleast_2d(position)
+        excess = np.argwhere(np.abs(torque) >= self.effort * (1.0 - LIMIT_TOLERANCE))
+        if excess.size:
+            k, r = excess[0]
             raise InfeasibleError(
-                f"joint '{self.joint_names[r]}' needs {abs(holding_torque[r]):.6g} N m to hold the arm against "
-                f"gravity at q = {np.round(position, 6).tolist()}, more than its limit {self.effort[r]:.6g} N m")
+                f"joint '{self.joint_names[r]}' needs {abs(torque[k, r]):.6g} N m to hold the arm against "
+                f"gravity at q = {np.round(position[k], 6).tolist()}, more than its limit {self.effort[r]:.6g} N m")

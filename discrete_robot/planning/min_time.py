@@ -30,9 +30,9 @@ Algorithm (one backward and one forward pass, as TOPP-RA's reachability analysis
   K_k = max_ρ min(√X(ρ), K_{k+1}/ρ), capped by the velocity limit. The maximiser is one of finitely
   many ρ, each a root of a quadratic: ρ = 0; a torque limit active at y = K_{k+1}
   (K²_{k+1}Q_r(ρ) = b_r ρ²); two limits active at once (b_r Q_s(ρ) = b_s Q_r(ρ)); the extremum of one
-  h_r (Q_r'(ρ) = 0). K_k is the exact maximum over these candidates (:func:`max_entry_speed`).
+  h_r (Q_r'(ρ) = 0). K_k is the exact maximum over these candidates (:func:`.reachability.max_entry_speed`).
 * Forward: v_0 = 0, v_{k+1} = the largest y ≤ K_{k+1} with (v_k, y) feasible, found exactly among the
-  roots of the 2n quadratics F_r(v_k, y) = ±effort_r and K_{k+1} (:func:`max_exit_speed`).
+  roots of the 2n quadratics F_r(v_k, y) = ±effort_r and K_{k+1} (:func:`.reachability.max_exit_speed`).
 
 Why this is time-optimal for the discretised problem. T = Σ 2Δs_k/(v_k + v_{k+1}) decreases in every
 v_k, so a feasible profile that is pointwise at least as fast as every other feasible profile is optimal.
@@ -65,6 +65,7 @@ from scipy.optimize import brentq, minimize
 
 from discrete_robot import budget
 from discrete_robot.errors import ConvergenceError, InfeasibleError, InputError
+from discrete_robot.planning import reachability
 from discrete_robot.planning.constraints import LIMIT_TOLERANCE, JointLimits
 from discrete_robot.planning.path import Segment, WaypointPath
 
@@ -80,129 +81,49 @@ SATURATION_TOLERANCE = 1e-6
 class DiscreteForces(Protocol):
     """What the planner needs of the discrete model (DiscreteDynamicModel implements it)."""
 
-    def generalized_forces(self, q0, qd0, q1, qd1, dt) -> np.ndarray: ...
+    def generalized_forces_batch(self, q0, qd0, q1, qd1, dt) -> np.ndarray: ...
 
     def step(self, q0, qd0, F, dt): ...
 
 
 @dataclass(frozen=True)
 class StepCoefficients:
-    """F(x, y) = α y² + γ x y + β x² + g for path speeds x = v_k, y = v_{k+1} (each (n,), N m per (rad/s)²)."""
+    """F(x, y) = α y² + γ x y + β x² + g for path speeds x = v_k, y = v_{k+1}, one row per step (each (m, n),
+    N m per (rad/s)²; g in N m)."""
 
     alpha: np.ndarray
     gamma: np.ndarray
     beta: np.ndarray
     gravity: np.ndarray
 
-    def torques(self, x: float, y: float) -> np.ndarray:
+    def torques(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """F (m, n) at entry speeds x and exit speeds y (m,)."""
+        x, y = np.asarray(x, dtype=float)[:, None], np.asarray(y, dtype=float)[:, None]
         return self.alpha * y * y + self.gamma * x * y + self.beta * x * x + self.gravity
 
 
 def step_coefficients(model: DiscreteForces, q0: np.ndarray, q1: np.ndarray, direction: np.ndarray,
-                      ds: float) -> StepCoefficients:
-    """The quadratic form of the model's step torques, read off four calls to ``generalized_forces``.
+                      ds: np.ndarray) -> StepCoefficients:
+    """The quadratic form of the model's torques on the steps q0 → q1 (rows, (m, n); lengths ds (m,)), read off
+    the model's inverse dynamics at four speed pairs per step, in one batch.
 
     F − g is a homogeneous quadratic in (x, y), so F at (σ,0), (2σ,0), (0,σ), (σ,σ) determines it.
     σ = √Δs keeps the four torques of order one (F ≈ M u (y² − x²)/2Δs) so that no coefficient is the
     difference of two large numbers.
     """
     sigma = np.sqrt(ds)
-
-    def forces(x: float, y: float) -> np.ndarray:
-        return np.asarray(model.generalized_forces(q0, x * direction, q1, y * direction, 2.0 * ds / (x + y)),
-                          dtype=float)
-
-    f10, f20, f01, f11 = forces(sigma, 0.0), forces(2.0 * sigma, 0.0), forces(0.0, sigma), forces(sigma, sigma)
+    pairs = [(sigma, 0.0 * sigma), (2.0 * sigma, 0.0 * sigma), (0.0 * sigma, sigma), (sigma, sigma)]
+    x = np.concatenate([p[0] for p in pairs])[:, None]
+    y = np.concatenate([p[1] for p in pairs])[:, None]
+    forces = model.generalized_forces_batch(np.tile(q0, (4, 1)), x * direction, np.tile(q1, (4, 1)),
+                                            y * direction, 2.0 * np.tile(ds, 4) / (x + y)[:, 0])
+    f10, f20, f01, f11 = np.split(np.asarray(forces, dtype=float), 4)
     beta = (f20 - f10) / 3.0
     gravity = f10 - beta
     alpha = f01 - gravity
     gamma = f11 - gravity - alpha - beta
-    scale = sigma * sigma
+    scale = ds[:, None]
     return StepCoefficients(alpha / scale, gamma / scale, beta / scale, gravity)
-
-
-def _quadratic_roots(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
-    """All real roots of a t² + b t + c = 0, elementwise over arrays (linear where a = 0), flattened."""
-    a, b, c = (np.atleast_1d(np.asarray(v, dtype=float)).ravel() for v in (a, b, c))
-    scale = np.maximum(np.maximum(np.abs(a), np.abs(b)), np.abs(c))
-    scale[scale == 0.0] = 1.0
-    a, b, c = a / scale, b / scale, c / scale
-    roots = []
-    linear = np.abs(a) < 1e-14
-    nonzero_b = linear & (np.abs(b) > 0.0)
-    roots.append(-c[nonzero_b] / b[nonzero_b])
-    quad = ~linear
-    a, b, c = a[quad], b[quad], c[quad]
-    disc = b * b - 4.0 * a * c
-    # A slightly negative discriminant is a double root lost to round-off (tangency): keep the vertex.
-    real = disc >= -1e-12 * (b * b + np.abs(4.0 * a * c))
-    a, b, c, disc = a[real], b[real], c[real], np.maximum(disc[real], 0.0)
-    # Stable form: q = −(b + sign(b)√disc)/2, roots q/a and c/q.
-    qv = -0.5 * (b + np.where(b >= 0.0, 1.0, -1.0) * np.sqrt(disc))
-    roots.append(qv / a)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        second = np.where(qv != 0.0, c / qv, qv / a)
-    roots.append(second)
-    return np.concatenate(roots)
-
-
-def _ray_capacity(coeff: StepCoefficients, lower: np.ndarray, upper: np.ndarray, rho: np.ndarray) -> np.ndarray:
-    """X(ρ) = max x² with (x, ρx) feasible, for an array of ratios ρ (∞ where no limit binds)."""
-    Q = coeff.alpha * rho[:, None] ** 2 + coeff.gamma * rho[:, None] + coeff.beta
-    with np.errstate(divide="ignore", invalid="ignore"):
-        h = np.where(Q > 0.0, upper / Q, np.where(Q < 0.0, lower / Q, np.inf))
-    return np.min(h, axis=1)
-
-
-def max_entry_speed(coeff: StepCoefficients, lower: np.ndarray, upper: np.ndarray, exit_cap: float) -> float:
-    """max{x : ∃ y ∈ [0, exit_cap], L ≤ F(x, y) − g ≤ U} (backward pass), L < 0 < U elementwise."""
-    a, c, b = coeff.alpha, coeff.gamma, coeff.beta
-    bounds = np.concatenate([upper, lower])
-    A, C, B = np.tile(a, 2), np.tile(c, 2), np.tile(b, 2)
-    candidates = [np.zeros(1)]
-    if exit_cap > 0.0:
-        Y2 = exit_cap * exit_cap
-        candidates.append(_quadratic_roots(Y2 * A - bounds, Y2 * C, Y2 * B))
-    i, j = np.triu_indices(bounds.size, k=1)
-    candidates.append(_quadratic_roots(bounds[i] * A[j] - bounds[j] * A[i], bounds[i] * C[j] - bounds[j] * C[i],
-                                       bounds[i] * B[j] - bounds[j] * B[i]))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        candidates.append(np.where(a != 0.0, -c / (2.0 * a), 0.0))
-    rho = np.concatenate(candidates)
-    rho = rho[np.isfinite(rho) & (rho >= 0.0)]
-    x = np.sqrt(_ray_capacity(coeff, lower, upper, rho))
-    if exit_cap < np.inf:
-        with np.errstate(divide="ignore", invalid="ignore"):
-            x = np.minimum(x, np.where(rho > 0.0, exit_cap / rho, np.inf))
-    else:
-        x = np.where(np.isfinite(x), x, 0.0)
-    return float(np.max(x))
-
-
-def max_exit_speed(coeff: StepCoefficients, lower: np.ndarray, upper: np.ndarray, x: float,
-                   exit_cap: float, effort: np.ndarray) -> float | None:
-    """max{y ∈ [0, exit_cap] : L ≤ F(x, y) − g ≤ U, x + y > 0} (forward pass); None if empty.
-
-    The set is closed, so its maximum is exit_cap or a point where some limit is active: a root of one of
-    the 2n quadratics in y. Feasibility is judged with a round-off tolerance of LIMIT_TOLERANCE·effort.
-    """
-    a, c, b = coeff.alpha, coeff.gamma, coeff.beta
-    bounds = np.concatenate([upper, lower])
-    roots = _quadratic_roots(np.tile(a, 2), np.tile(c, 2) * x, np.tile(b, 2) * x * x - bounds)
-    candidates = np.concatenate([roots, [0.0], [exit_cap] if np.isfinite(exit_cap) else []])
-    candidates = candidates[np.isfinite(candidates) & (candidates >= 0.0) & (candidates <= exit_cap)]
-    if x <= 0.0:
-        candidates = candidates[candidates > 0.0]
-    if candidates.size == 0:
-        return None
-    y = candidates[:, None]
-    inertial = a * y * y + c * x * y + b * x * x
-    # Round-off of the three large terms (each O(1/Δs)) on top of the limit tolerance.
-    tolerance = LIMIT_TOLERANCE * effort + 1e-13 * (np.abs(a) * y * y + np.abs(c) * x * y + np.abs(b) * x * x)
-    feasible = np.all((inertial <= upper + tolerance) & (inertial >= lower - tolerance), axis=1)
-    if not np.any(feasible):
-        return None
-    return float(np.max(candidates[feasible]))
 
 
 @dataclass(frozen=True)
@@ -246,11 +167,7 @@ def _assemble(model, limits: JointLimits, q: np.ndarray, qd: np.ndarray, dt: np.
         raise InfeasibleError(f"min-time: the planned steps are not finite and positive (shortest "
                               f"{np.min(dt):.3g} s, longest {np.max(dt):.3g} s): the velocity or torque limits are "
                               "too small for the path")
-    torques = []
-    for k in range(dt.size):
-        budget.check()
-        torques.append(model.generalized_forces(q[k], qd[k], q[k + 1], qd[k + 1], dt[k]))
-    torques = np.array(torques)
+    torques = model.generalized_forces_batch(q[:-1], qd[:-1], q[1:], qd[1:], dt)
     accelerations = np.diff(qd, axis=0) / dt[:, None]
     accelerations = np.vstack([accelerations, accelerations[-1:]])
     t = np.concatenate([[0.0], np.cumsum(dt)])
@@ -261,7 +178,7 @@ def _assemble(model, limits: JointLimits, q: np.ndarray, qd: np.ndarray, dt: np.
 
 
 class _SegmentPlanner:
-    """Backward/forward passes on one straight segment, with the switch nodes inserted."""
+    """Backward/forward passes on one straight segment (:mod:`.reachability`), with the switch nodes inserted."""
 
     def __init__(self, model: DiscreteForces, limits: JointLimits, segment: Segment):
         self.model = model
@@ -269,59 +186,62 @@ class _SegmentPlanner:
         self.segment = segment
         self.direction = segment.direction
         self.cap = limits.speed_cap(self.direction)
-        self._cache: dict[tuple[float, float], StepCoefficients] = {}
+        self.tolerance = LIMIT_TOLERANCE * limits.effort
+        self._cache: dict[tuple[float, float], np.ndarray] = {}   # (s0, s1) -> rows α, γ, β, g
 
-    def coefficients(self, s0: float, s1: float) -> StepCoefficients:
-        key = (s0, s1)
-        if key not in self._cache:
+    def coefficients(self, s: np.ndarray) -> StepCoefficients:
+        """The coefficients of the steps s[k] → s[k + 1]; those not met before are computed in one batch."""
+        keys = list(zip(s[:-1].tolist(), s[1:].tolist(), strict=True))
+        missing = [key for key in dict.fromkeys(keys) if key not in self._cache]
+        if missing:
+            s0, s1 = np.array(missing).T
             q0, q1 = self.segment.position(s0), self.segment.position(s1)
-            coeff = step_coefficients(self.model, q0, q1, self.direction, s1 - s0)
-            self.limits.check_holding(coeff.gravity, 0.5 * (q0 + q1))
-            self._cache[key] = coeff
-        return self._cache[key]
+            fresh = step_coefficients(self.model, q0, q1, self.direction, s1 - s0)
+            self.limits.check_holding(fresh.gravity, 0.5 * (q0 + q1))
+            rows = np.stack([fresh.alpha, fresh.gamma, fresh.beta, fresh.gravity], axis=1)
+            self._cache.update(zip(missing, rows, strict=True))
+        rows = np.array([self._cache[key] for key in keys])
+        return StepCoefficients(*(np.ascontiguousarray(rows[:, i]) for i in range(4)))
 
     def bounds(self, coeff: StepCoefficients) -> tuple[np.ndarray, np.ndarray]:
+        """The limits (L, U) of the inertial part F − g."""
         return -self.limits.effort - coeff.gravity, self.limits.effort - coeff.gravity
 
     def entry_speed(self, s0: float, s1: float, exit_cap: float) -> float:
         """Exact max entry speed of the step s0 → s1 (no margin, no velocity cap)."""
-        coeff = self.coefficients(s0, s1)
-        return max_entry_speed(coeff, *self.bounds(coeff), exit_cap)
+        coeff = self.coefficients(np.array([s0, s1]))
+        lower, upper = self.bounds(coeff)
+        return reachability.max_entry_speed(coeff.alpha[0], coeff.gamma[0], coeff.beta[0], lower[0], upper[0],
+                                            exit_cap)
 
-    def exit_speed(self, s0: float, s1: float, x: float, exit_cap: float) -> float | None:
-        coeff = self.coefficients(s0, s1)
-        return max_exit_speed(coeff, *self.bounds(coeff), x, exit_cap, self.limits.effort)
+    def exit_speed(self, s0: float, s1: float, x: float, exit_cap: float) -> float:
+        """Max exit speed of the step s0 → s1 entered at x; NaN if none is admissible."""
+        coeff = self.coefficients(np.array([s0, s1]))
+        lower, upper = self.bounds(coeff)
+        return reachability.max_exit_speed(coeff.alpha[0], coeff.gamma[0], coeff.beta[0], lower[0], upper[0],
+                                           float(x), float(exit_cap), self.tolerance)
 
     def passes(self, s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Controllable speeds K and the greedy profile v on the nodes s."""
-        n_steps = s.size - 1
-        K = np.zeros(s.size)
-        for k in range(n_steps - 1, -1, -1):
-            budget.check()
-            K[k] = min(self.entry_speed(s[k], s[k + 1], K[k + 1]) * (1.0 - BOUNDARY_MARGIN), self.cap)
-        K[0] = 0.0
-        v = np.zeros(s.size)
-        for k in range(n_steps):
-            budget.check()
-            y = self.exit_speed(s[k], s[k + 1], v[k], K[k + 1])
-            if y is None:
-                raise ConvergenceError(
-                    f"min-time forward pass: no admissible speed after s = {s[k]:.6g} from v = {v[k]:.6g} "
-                    f"(controllable up to {K[k + 1]:.6g}); the grid may be too coarse for the dynamics")
-            v[k + 1] = y
-        v[-1] = 0.0
+        budget.check()
+        coeff = self.coefficients(s)
+        lower, upper = self.bounds(coeff)
+        rows = (coeff.alpha, coeff.gamma, coeff.beta, lower, upper)
+        K = reachability.backward_pass(*rows, self.cap, BOUNDARY_MARGIN)
+        v = np.empty(s.size)
+        k = reachability.forward_pass(*rows, K, self.tolerance, v)
+        if k >= 0:
+            raise ConvergenceError(
+                f"min-time forward pass: no admissible speed after s = {s[k]:.6g} from v = {v[k]:.6g} "
+                f"(controllable up to {K[k + 1]:.6g}); the grid may be too coarse for the dynamics")
         return K, v
 
     def slack_steps(self, s: np.ndarray, v: np.ndarray) -> list[int]:
         """Steps with no torque limit active that are not cruising at the velocity limit."""
-        slack = []
+        torques = self.coefficients(s).torques(v[:-1], v[1:])
         at_cap = v >= self.cap * (1.0 - 1e-9)
-        for k in range(s.size - 1):
-            torques = self.coefficients(s[k], s[k + 1]).torques(v[k], v[k + 1])
-            if self.limits.torque_utilisation(torques) < 1.0 - SATURATION_TOLERANCE and not (at_cap[k] and
-                                                                                           at_cap[k + 1]):
-                slack.append(k)
-        return slack
+        slack = (self.limits.torque_utilisation(torques) < 1.0 - SATURATION_TOLERANCE) & ~(at_cap[:-1] & at_cap[1:])
+        return np.flatnonzero(slack).tolist()
 
     def switch_node(self, s0: float, s1: float, x: float, exit_cap: float) -> float | None:
         """Where to split a slack step s0 → s1 entered at speed x (see the module docstring), or None."""
@@ -332,7 +252,7 @@ class _SegmentPlanner:
             if at_cap:
                 return self.cap - braking
             reach = self.exit_speed(s0, sm, x, np.inf)
-            return (np.inf if reach is None else reach) - min(braking, self.cap)
+            return (np.inf if np.isnan(reach) else reach) - min(braking, self.cap)
 
         # Very short sub-steps make the coefficients ill-conditioned; a root this close to an end would
         # leave a step within round-off of its limit anyway.
@@ -420,8 +340,7 @@ def _starting_chord_speeds(model, limits: JointLimits, q: np.ndarray, s: np.ndar
         w = 0.5 * (v[:-1] + v[1:])
         qd = _velocities(chords, w)
         dt = lengths / w
-        torques = np.array([model.generalized_forces(q[k], qd[k], q[k + 1], qd[k + 1], dt[k])
-                            for k in range(dt.size)])
+        torques = model.generalized_forces_batch(q[:-1], qd[:-1], q[1:], qd[1:], dt)
         if np.all(limits.torque_utilisation(torques) <= 1.0) and np.all(limits.velocity_utilisation(qd) <= 1.0):
             break
         c *= 0.5
@@ -460,8 +379,7 @@ def plan_min_time_nlp(model: DiscreteForces, path: WaypointPath, limits: JointLi
             cache.clear()
             qd = _velocities(chords, w)
             dt = lengths / w
-            torques = np.array([model.generalized_forces(q[k], qd[k], q[k + 1], qd[k + 1], dt[k])
-                                for k in range(n_steps)])
+            torques = model.generalized_forces_batch(q[:-1], qd[:-1], q[1:], qd[1:], dt)
             cache[key] = (qd, torques)
         return cache[key]
 
