@@ -14,6 +14,7 @@ WARM_UP_MODULES: list[str] = [
     "discrete_robot.space.compiled",
     "discrete_robot.discrete.compiled",
     "discrete_robot.planning.reachability",
+    "discrete_robot.pushing.compiled",
 ]
 
 

@@ -74,6 +74,15 @@ def _point(value, what: str, keys=("x", "y", "z")) -> np.ndarray:
 def _points(values, what: str) -> np.ndarray:
     if not isinstance(values, list | tuple):
         raise InputError(f"{what}: expected a list of points")
+    # the common case at once (every point [x, y] or [x, y, z], finite and in range); anything else point by
+    # point, so that the error names the point and coordinate
+    try:
+        array = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        array = None
+    if (array is not None and array.ndim == 2 and array.shape[1] in (2, 3) and np.all(np.isfinite(array))
+            and np.all(np.abs(array) <= MAX_COORDINATE)):
+        return np.pad(array, ((0, 0), (0, 3 - array.shape[1])))
     return np.array([_point(v, f"{what}[{k}]") for k, v in enumerate(values)]).reshape(-1, 3)
 
 

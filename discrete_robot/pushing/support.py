@@ -48,6 +48,7 @@ from scipy.sparse import coo_array
 from scipy.sparse.csgraph import connected_components
 from scipy.spatial import KDTree
 
+from discrete_robot.pushing import compiled
 from discrete_robot.pushing.polygon import centroid, perp, signed_area
 
 #: beyond this many footprint radii from the centroid the center of rotation counts as far (quadrature branch):
@@ -82,25 +83,12 @@ class SupportFriction(Protocol):
 
 
 def _sums(x: np.ndarray, y: np.ndarray, weights: np.ndarray, twist: np.ndarray, hessian: bool, rest: float = 0.0):
-    """P, gradient and Hessian of sum_i w_i |v(r_i)| for points r_i = (x_i, y_i).
-
-    A point slower than ``rest`` contributes v_i / rest to the unit velocity,
-    a vector inside the unit disk: still an element of the subdifferential.
-    Written per component (not with (k, 2) arrays): this is the solver's inner
-    loop and numpy's per-call overhead dominates at a few hundred points.
-    """
-    vx = twist[0] - twist[2] * y
-    vy = twist[1] + twist[2] * x
-    speed = np.hypot(vx, vy)
-    inverse = 1.0 / np.maximum(speed, rest) if rest > 0.0 else 1.0 / speed
-    ux = vx * inverse
-    uy = vy * inverse
-    gradient = np.array([weights @ ux, weights @ uy, weights @ (x * uy - y * ux)])
-    power = float(weights @ speed)
-    if not hessian:
-        return power, gradient, None
-    b = np.array([-uy, ux, x * ux + y * uy])
-    return power, gradient, (b * (weights * inverse)) @ b.T
+    """P, gradient and Hessian (or None) of sum_i w_i |v(r_i)| for points r_i = (x_i, y_i), compiled
+    (:func:`.compiled.point_sums`). A point slower than ``rest`` contributes v_i / rest to the unit velocity, a
+    vector inside the unit disk: still an element of the subdifferential."""
+    gradient, matrix = np.empty(3), np.empty((3, 3))
+    power = compiled.point_sums(x, y, weights, np.asarray(twist, dtype=float), hessian, float(rest), gradient, matrix)
+    return power, gradient, matrix if hessian else None
 
 
 def merged_points(points: np.ndarray, weights: np.ndarray, merge_distance: float) -> tuple[np.ndarray, np.ndarray]:
@@ -238,7 +226,6 @@ class UniformPolygonSupport:
         self._lengths = np.linalg.norm(edge, axis=1)
         self._ax, self._ay = self.vertices[:, 0].copy(), self.vertices[:, 1].copy()
         self._tx, self._ty = edge[:, 0] / self._lengths, edge[:, 1] / self._lengths
-        self._next = np.roll(np.arange(len(self.vertices)), -1)
         # below this |h| an edge's line passes through the center of rotation: h asinh(t/|h|) -> 0, no 0 * inf
         self._tiny = 1e-150 * self.radius
         points, weights = min((fan_gauss_rule(self.vertices, GAUSS_ORDER), far_field_rule(self.vertices, FAR_DEGREE)),
@@ -253,32 +240,11 @@ class UniformPolygonSupport:
         centroid_speed = np.hypot(twist[0] - omega * self.centroid[1], twist[1] + omega * self.centroid[0])
         if centroid_speed >= FAR_FACTOR * self.radius * abs(omega):
             return _sums(self._gauss_x, self._gauss_y, self._gauss_weights, twist, hessian)
-        return self._closed_form(twist, omega, hessian)
+        return self._closed_form(twist, hessian)
 
-    def _closed_form(self, twist, omega, hessian):
-        px, py = -twist[1] / omega, twist[0] / omega  # center of rotation perp(v) / omega
-        nx, ny = self._ty, -self._tx  # outward normals
-        ox, oy = self._ax - px, self._ay - py
-        h = ox * nx + oy * ny
-        t0 = ox * self._tx + oy * self._ty
-        t1 = t0 + self._lengths
-        root0 = np.hypot(ox, oy)  # distance to the edge's start vertex
-        root1 = root0[self._next]
-        size = np.maximum(np.abs(h), self._tiny)
-        asinh = np.arcsinh(t1 / size) - np.arcsinh(t0 / size)
-        line_abs = 0.5 * (t1 * root1 - t0 * root0 + h * h * asinh)  # int_e |d| ds
-        distance_integral = (h @ line_abs) / 3.0  # int |d| dA
-        ux, uy = nx @ line_abs, ny @ line_abs  # int d_hat dA
-        signed = np.sign(omega) / self.area
-        power = abs(omega) * distance_integral / self.area
-        gradient = signed * np.array([-uy, ux, distance_integral + px * ux + py * uy])
-        if not hessian:
-            return power, gradient, None
-        h_g = h * asinh  # h_e int_e ds/|d|, -> 0 as h -> 0
-        along = root1 - root0
-        lx, ly = h_g * nx + along * self._tx, h_g * ny + along * self._ty  # int_e d_hat ds
-        cross = 0.5 * (lx @ ny + ly @ nx)
-        total = h_g.sum()
-        moment = np.array([[total - lx @ nx, -cross], [-cross, total - ly @ ny]])  # int d_hat d_hat^T / |d| dA
-        lever = np.array([[1.0, 0.0], [0.0, 1.0], [-py, px]])
-        return power, gradient, (lever @ moment @ lever.T) / (self.area * abs(omega))
+    def _closed_form(self, twist, hessian):
+        """The edge integrals about the center of rotation, compiled (:func:`.compiled.polygon_closed_form`)."""
+        gradient, matrix = np.empty(3), np.empty((3, 3))
+        power = compiled.polygon_closed_form(self._ax, self._ay, self._tx, self._ty, self._lengths, self.area,
+                                             self._tiny, np.asarray(twist, dtype=float), hessian, gradient, matrix)
+        return power, gradient, matrix if hessian else None
