@@ -163,8 +163,33 @@ def run() -> list[dict]:
     return entries + run_ros()
 
 
-def run_ros(calls: int = 200) -> list[dict]:
-    """predict_push calls per second through the service of a freshly started push_predictor_node."""
+def _service_rate(session, client, requests, outstanding: int, node) -> float:
+    """Calls per second with ``outstanding`` requests in flight: each answer sends the next request (from its
+    done-callback, so the client spins blocked on the answers rather than polling)."""
+    queue = iter(requests)
+    answers = []
+
+    def send():
+        request = next(queue, None)
+        if request is not None:
+            client.call_async(request).add_done_callback(answered)
+
+    def answered(future):
+        answers.append(future.result().success)
+        send()
+
+    start = time.perf_counter()
+    for _ in range(outstanding):
+        send()
+    if not session.spin_until(lambda: len(answers) == len(requests), 60.0, step=0.1) or not all(answers):
+        raise RuntimeError(f"predict_push failed during the benchmark\n{node.log()[-2000:]}")
+    return len(requests) / (time.perf_counter() - start)
+
+
+def run_ros(calls: int = 1000, window: int = 16) -> list[dict]:
+    """predict_push calls per second through the service of a freshly started push_predictor_node, from one client:
+    one request at a time (each waits for the previous answer: the round trip) and with up to ``window`` requests
+    outstanding (the service's throughput)."""
     try:
         import rclpy  # noqa: F401
         from discrete_robot_interfaces.srv import PredictPush
@@ -180,31 +205,26 @@ def run_ros(calls: int = 200) -> list[dict]:
     cases = pushes(calls, seed=2)
     obj = make_pushed_object(FOOTPRINT, 0.5, 2.0)
     direct, _ = _timed(lambda c, v, mu: predict_push(obj, c, v, mu), cases)
+    footprint = [Point(x=float(x), y=float(y)) for x, y in FOOTPRINT]
+    requests = [PredictPush.Request(footprint=footprint, normal_force=2.0, support_friction=0.5,
+                                    contact_friction=float(mu), contact_point=Point(x=float(c[0]), y=float(c[1])),
+                                    pusher_velocity=Vector3(x=float(v[0]), y=float(v[1]))) for c, v, mu in cases]
+    rates = {}
     with tempfile.TemporaryDirectory() as logs, RosSession("bench_push") as session:
         node = NodeProcess("push_predictor_node", logs)
         try:
             session.wait_for_service(PredictPush, "predict_push", timeout=30.0)
             client = session.node.create_client(PredictPush, "predict_push")
             client.wait_for_service(timeout_sec=10.0)
-            footprint = [Point(x=float(x), y=float(y)) for x, y in FOOTPRINT]
-            start = time.perf_counter()
-            for contact, velocity, mu in cases:
-                request = PredictPush.Request(footprint=footprint, normal_force=2.0, support_friction=0.5,
-                                              contact_friction=float(mu),
-                                              contact_point=Point(x=float(contact[0]), y=float(contact[1])),
-                                              pusher_velocity=Vector3(x=float(velocity[0]), y=float(velocity[1])))
-                future = client.call_async(request)
-                session.spin_until(future.done, 10.0, step=0.0)
-                if not future.done() or not future.result().success:
-                    raise RuntimeError(f"predict_push failed during the benchmark\n{node.log()[-2000:]}")
-            elapsed = time.perf_counter() - start
+            for outstanding in (1, window):
+                rates[outstanding] = _service_rate(session, client, requests, outstanding, node)
         finally:
             node.stop()
-    service_rate = calls / elapsed
     direct_rate = 1.0 / float(np.mean(direct))
-    return [{"name": "predict_push through the ROS service (exact uniform, L footprint)",
-             "ratio": direct_rate / service_rate, "baseline": "predict_push called in-process (ratio = overhead)",
-             "unit": "predictions/s", "service_rate": service_rate, "in_process_rate": direct_rate, "calls": calls}]
+    return [{"name": f"predict_push through the ROS service, {n} outstanding (exact uniform, L footprint)",
+             "ratio": direct_rate / rate, "baseline": "predict_push called in-process (ratio = overhead)",
+             "unit": "predictions/s", "service_rate": rate, "outstanding": n, "in_process_rate": direct_rate,
+             "calls": calls} for n, rate in rates.items()]
 
 
 if __name__ == "__main__":
