@@ -166,6 +166,7 @@ class DiscreteDynamicModel:
             raise InputError(f"dissipation: expected {system.dof} damping and friction values")
         self.dissipation = dissipation
         self.paths = DifferencePaths(system.dof, self.operator)
+        self._shape = (system.dof,)
         self._eval = _Evaluations(system)
         zero = np.zeros(system.dof)
         self._damping = zero if dissipation is None else np.asarray(dissipation.damping, dtype=float)
@@ -189,10 +190,12 @@ class DiscreteDynamicModel:
     # ------------------------------------------------------------------------------------------- checks
 
     def _vector(self, name: str, value) -> np.ndarray:
-        array = np.asarray(value, dtype=float)
-        if array.shape != (self.dof,):
-            raise InputError(f"{name}: expected {self.dof} values, got shape {array.shape}")
-        if not np.all(np.isfinite(array)):
+        # once per argument of every step: written with the array's own methods, as numpy's module functions
+        # cost microseconds of dispatch each (most of a small arm's step)
+        array = np.ascontiguousarray(value, dtype=float)
+        if array.shape != self._shape:
+            raise InputError(f"{name}: expected {self._shape[0]} values, got shape {array.shape}")
+        if not np.isfinite(array).all():
             raise InputError(f"{name}: values must be finite, got {array.tolist()}")
         return array
 
@@ -297,13 +300,17 @@ class DiscreteDynamicModel:
         guesses = [lambda: self._predict(q0, qd0, F, dt), lambda: qd0]
         if guess is not None:
             guess = self._vector("guess", guess)
-            guesses.insert(0, lambda: guess)
+            try:
+                return self._newton(q0, qd0, F, dt, guess)
+            except ConvergenceError as error:     # outside Newton's basin: the other guesses follow
+                return self._solve(q0, qd0, F, dt, guesses, [str(error)])
         return self._solve(q0, qd0, F, dt, guesses)
 
-    def _solve(self, q0, qd0, F, dt, guesses) -> StepResult:
+    def _solve(self, q0, qd0, F, dt, guesses, failures=()) -> StepResult:
         """Newton from each guess in turn until one converges (a guess can lie outside Newton's basin
-        when Δt is large for the motion); ConvergenceError if none does."""
-        failures = []
+        when Δt is large for the motion); ConvergenceError if none does, with ``failures`` (of guesses tried
+        before) and each guess's."""
+        failures = list(failures)
         for guess in guesses:
             try:
                 return self._newton(q0, qd0, F, dt, guess())
@@ -315,8 +322,7 @@ class DiscreteDynamicModel:
 
     def _newton(self, q0, qd0, F, dt, qd1) -> StepResult:
         """Newton's loop (:mod:`.newton`) from the guess q̇(k+1) = ``qd1``; ConvergenceError when it fails."""
-        out = np.empty(self.dof)
-        q0, qd0, F, qd1 = (np.ascontiguousarray(v, dtype=float) for v in (q0, qd0, F, qd1))  # one signature
+        out = np.empty(self._shape)
         try:
             status, iterations, residual, update = self._newton_loop(
                 self._context, q0, qd0, F, float(dt), qd1, self._damping, self._friction, self.tol, self.max_iter,

@@ -40,7 +40,7 @@ class StopResult:
 
 def beyond_limits(q: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> bool:
     """True when any joint is outside [lower, upper] (infinite limits never are)."""
-    return bool(np.any(q < lower) or np.any(q > upper))
+    return bool((q < lower).any() or (q > upper).any())
 
 
 def stop_at_limits(mass_matrix: np.ndarray, q, qd, lower: np.ndarray, upper: np.ndarray) -> StopResult:

@@ -99,12 +99,12 @@ def _identity(out):
 
 @njit
 def _link_frames(links, joint_rotation, joint_origin, com, prismatic, axes, q, R, p, c, ref_R, ref_p, axis, point,
-                 scratch):
+                 scratch, vectors):
     """Link rotations R and origins p, CoMs c, each link's reference pose (ref_R, ref_p: its arm's first link in
     the world) and each DOF's axis and a point on it, all in the reference frames, for one configuration q.
-    ``scratch``: (4, 3, 3) workspace."""
+    ``scratch`` (4, 3, 3) and ``vectors`` (2, 3): workspace."""
     local_R, turn, product, later = scratch[0], scratch[1], scratch[2], scratch[3]
-    local_p, v = np.empty(3), np.empty(3)
+    local_p, v = vectors[0], vectors[1]
     for i in range(links.shape[0]):
         parent, first, ndof = links[i, 0], links[i, 1], links[i, 2]
         local_R[:] = joint_rotation[i]
@@ -221,14 +221,14 @@ def rigid_body_terms(links, joint_rotation, joint_origin, com, mass, inertia, do
     L, n = links.shape[0], q.shape[1]
     R, p, c = np.empty((L, 3, 3)), np.empty((L, 3)), np.empty((L, 3))
     ref_R, ref_p = np.empty((L, 3, 3)), np.empty((L, 3))
-    axis, point, scratch = np.empty((n, 3)), np.empty((n, 3)), np.empty((4, 3, 3))
+    axis, point, scratch, vectors = np.empty((n, 3)), np.empty((n, 3)), np.empty((4, 3, 3)), np.empty((2, 3))
     xi, G = np.empty((n, 6)), np.empty((L, 6, 6))
     GX = np.empty((n, n, 6))        # [k, b] = G^c_k ξ_b (G^c of DOF k's link): the diagonal, and rows k of ∂/∂q_k
     A = np.empty((n, n, 6))         # [k, a] = ad_{ξ_k} ξ_a
     g = np.empty(3)
     for batch in range(q.shape[0]):
         _link_frames(links, joint_rotation, joint_origin, com, prismatic, axes, q[batch], R, p, c, ref_R, ref_p,
-                     axis, point, scratch)
+                     axis, point, scratch, vectors)
         energy = 0.0
         for i in range(L):
             _spatial_inertia(mass[i], c[i], R[i], inertia[i], G[i])
