@@ -12,9 +12,9 @@
    h = 1 ms, zero torque, from a moving state) on config/arm_6dof.yaml and config/planar_2link.yaml, and
    MuJoCo's RK4 ``mj_step`` at the same h on the same URDF (``to_urdf``; contacts off, gravity set from the
    model file, inertias bounded below by 1e-10 kg m² because MuJoCo rejects the thin rods' zero moment).
-   ratio = discrete step / mj_step. Also reported: the two states' difference after 0.2 s (both second
-   order or better: a check that MuJoCo simulates the same robot) and the discrete model's relative energy
-   change over the timed steps.
+   ratio = discrete step / mj_step, each the least of five interleaved timings. Also reported: the two
+   states' difference after 0.2 s (both second order or better: a check that MuJoCo simulates the same robot)
+   and the discrete model's relative energy change over the timed steps.
 3. Step time against the number of joints: planar n-link chains (uniform 0.5 m, 1 kg rods) built with
    model_from_dict for n = 2 … 30, CPU time per discrete step (mean of a few steps from a bent, moving state).
    ratio = time per step at n = 30 / at n = 2; the fitted exponent p of time ∝ n^p is reported too.
@@ -137,6 +137,9 @@ def _mujoco_model(model):
     return mj
 
 
+REPEATS = 5
+
+
 def _mujoco_comparison(filename: str, steps: int = 200) -> dict:
     import mujoco
 
@@ -147,17 +150,20 @@ def _mujoco_comparison(filename: str, steps: int = 200) -> dict:
     zero = np.zeros(n)
     simulation.step(3, lambda t, q, qd: zero)   # first calls: caches
     e0 = simulation.energy()
-    start = time.process_time()
-    simulation.step(steps, lambda t, q, qd: zero)
-    ours = (time.process_time() - start) / steps
-    energy_change = abs(simulation.energy() - e0) / abs(e0)
     mj = _mujoco_model(model)
     data = mujoco.MjData(mj)
     data.qpos[:], data.qvel[:] = simulation.q, simulation.qd
-    start = time.process_time()
-    for _ in range(20 * steps):
-        mujoco.mj_step(mj, data)
-    theirs = (time.process_time() - start) / (20 * steps)
+    ours = theirs = np.inf
+    # interleaved, least of each: this machine's speed drifts by up to 2x over minutes
+    for _ in range(REPEATS):
+        start = time.process_time()
+        simulation.step(steps, lambda t, q, qd: zero)
+        ours = min(ours, (time.process_time() - start) / steps)
+        start = time.process_time()
+        for _ in range(20 * steps):
+            mujoco.mj_step(mj, data)
+        theirs = min(theirs, (time.process_time() - start) / (20 * steps))
+    energy_change = abs(simulation.energy() - e0) / abs(e0)
     reference = FixedStepSimulation(RigidBodySystem(model), "discrete", 1e-3, q0, qd0)
     reference.step(200, lambda t, q, qd: zero)
     data = mujoco.MjData(mj)
@@ -167,7 +173,7 @@ def _mujoco_comparison(filename: str, steps: int = 200) -> dict:
     return {"name": f"one 1 kHz step, {model.name}", "ratio": ours / theirs, "baseline": "MuJoCo RK4 mj_step",
             "peer": "mujoco", "unit": "time ratio", "discrete_step_s": ours, "mujoco_step_s": theirs,
             "state_difference_after_0.2s_rad": float(np.max(np.abs(reference.q - data.qpos))),
-            "relative_energy_change_over_timed_steps": energy_change, "timed_steps": steps}
+            "relative_energy_change_over_timed_steps": energy_change, "timed_steps": REPEATS * steps}
 
 
 def run() -> list[dict]:
