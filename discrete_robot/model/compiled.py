@@ -10,7 +10,8 @@ coordinate: a cyclic first joint leaves a(q) bit-for-bit unchanged):
 - link poses by composing the joints' local transforms along the tree; each DOF's twist ξ_k = (o_k × z_k, z_k)
   (revolute) or (z_k, 0) (prismatic) from its axis z_k through the joint origin o_k;
 - each link's spatial inertia about the frame origin G_i = [[m E, −m ĉ], [m ĉ, I_c − m ĉ ĉ]] and the composite
-  inertias G^c of the subtrees (one backward pass);
+  inertias G^c of the subtrees (one backward pass), each kept as its ten numbers (m, m c, the rotational block):
+  G is linear in them, and applying it to a twist costs fewer products than the 6×6 matrix;
 - a_ab = ξ_aᵀ G^c_b ξ_b for DOF a before-or-equal DOF b on a path from the base (composite rigid body), 0 for
   DOFs on different branches;
 - V = −Σ_i m_i gᵀ c_i with g expressed in each link's reference frame;
@@ -162,22 +163,32 @@ def _twist(prismatic, axis, point, k, out):
 
 
 @njit
-def _spatial_inertia(m, c, R, I_body, out):
-    """G = [[m E, −m ĉ], [m ĉ, R I Rᵀ − m ĉ ĉ]] about the frame origin, for twists (v, ω)."""
-    out[:3, :] = 0.0
+def _body_inertia(m, c, R, I_body, h, J):
+    """The link's spatial inertia about the frame origin, G = [[m E, −ĥ], [ĥ, J]], as its ten numbers: the mass m,
+    the first moment h = m c and J = R I Rᵀ − m ĉ ĉ = R I Rᵀ + m (|c|² E − c cᵀ). Composites add them."""
     for i in range(3):
-        out[i, i] = m
-    out[0, 4], out[0, 5], out[1, 5] = m * c[2], -m * c[1], m * c[0]         # −m ĉ, upper right
-    out[1, 3], out[2, 3], out[2, 4] = -m * c[2], m * c[1], -m * c[0]
+        h[i] = m * c[i]
+    squared = c[0] * c[0] + c[1] * c[1] + c[2] * c[2]
     for i in range(3):
-        for j in range(3):
-            out[3 + i, j] = -out[i, 3 + j]                                     # m ĉ, lower left
-            world = 0.0
-            for a in range(3):
-                for b in range(3):
-                    world += R[i, a] * I_body[a, b] * R[j, b]
-            # −m ĉ ĉ = m (|c|² E − c cᵀ)
-            out[3 + i, 3 + j] = world + m * ((c[0] * c[0] + c[1] * c[1] + c[2] * c[2]) * (i == j) - c[i] * c[j])
+        RI0 = R[i, 0] * I_body[0, 0] + R[i, 1] * I_body[1, 0] + R[i, 2] * I_body[2, 0]
+        RI1 = R[i, 0] * I_body[0, 1] + R[i, 1] * I_body[1, 1] + R[i, 2] * I_body[2, 1]
+        RI2 = R[i, 0] * I_body[0, 2] + R[i, 1] * I_body[1, 2] + R[i, 2] * I_body[2, 2]
+        for j in range(i, 3):
+            value = RI0 * R[j, 0] + RI1 * R[j, 1] + RI2 * R[j, 2] + m * ((squared if i == j else 0.0) - c[i] * c[j])
+            J[i, j] = value
+            J[j, i] = value
+
+
+@njit
+def _apply_inertia(m, h, J, xi, out):
+    """G ξ for G = [[m E, −ĥ], [ĥ, J]] and the twist ξ = (v, ω): (m v − h × ω, h × v + J ω)."""
+    v0, v1, v2, w0, w1, w2 = xi[0], xi[1], xi[2], xi[3], xi[4], xi[5]
+    out[0] = m * v0 - (h[1] * w2 - h[2] * w1)
+    out[1] = m * v1 - (h[2] * w0 - h[0] * w2)
+    out[2] = m * v2 - (h[0] * w1 - h[1] * w0)
+    out[3] = h[1] * v2 - h[2] * v1 + J[0, 0] * w0 + J[0, 1] * w1 + J[0, 2] * w2
+    out[4] = h[2] * v0 - h[0] * v2 + J[1, 0] * w0 + J[1, 1] * w1 + J[1, 2] * w2
+    out[5] = h[0] * v1 - h[1] * v0 + J[2, 0] * w0 + J[2, 1] * w1 + J[2, 2] * w2
 
 
 @njit
@@ -201,15 +212,6 @@ def _dot(a, b):
 
 
 @njit
-def _mat6_vec(G, x, out):
-    for i in range(6):
-        total = 0.0
-        for j in range(6):
-            total += G[i, j] * x[j]
-        out[i] = total
-
-
-@njit
 def rigid_body_terms(links, joint_rotation, joint_origin, com, mass, inertia, dof_link, prismatic, axes, before_eq,
                      gravity, q, derivatives, M, V, dM, dV, only=-1):
     """a(q) into M (B, n, n), V(q) into V (B,) and, with ``derivatives``, ∂a/∂q into dM (B, n, n, n)
@@ -222,7 +224,8 @@ def rigid_body_terms(links, joint_rotation, joint_origin, com, mass, inertia, do
     R, p, c = np.empty((L, 3, 3)), np.empty((L, 3)), np.empty((L, 3))
     ref_R, ref_p = np.empty((L, 3, 3)), np.empty((L, 3))
     axis, point, scratch, vectors = np.empty((n, 3)), np.empty((n, 3)), np.empty((4, 3, 3)), np.empty((2, 3))
-    xi, G = np.empty((n, 6)), np.empty((L, 6, 6))
+    xi = np.empty((n, 6))
+    mc, h, J = np.empty(L), np.empty((L, 3)), np.empty((L, 3, 3))    # the composites' G^c (see _body_inertia)
     GX = np.empty((n, n, 6))        # [k, b] = G^c_k ξ_b (G^c of DOF k's link): the diagonal, and rows k of ∂/∂q_k
     A = np.empty((n, n, 6))         # [k, a] = ad_{ξ_k} ξ_a
     g = np.empty(3)
@@ -231,25 +234,30 @@ def rigid_body_terms(links, joint_rotation, joint_origin, com, mass, inertia, do
                      axis, point, scratch, vectors)
         energy = 0.0
         for i in range(L):
-            _spatial_inertia(mass[i], c[i], R[i], inertia[i], G[i])
+            mc[i] = mass[i]
+            _body_inertia(mass[i], c[i], R[i], inertia[i], h[i], J[i])
             mat_t_vec(ref_R[i], gravity, g)
             energy -= mass[i] * (_dot(g, c[i]) + _dot(ref_p[i], gravity))
         V[batch] = energy
         for i in range(L - 1, -1, -1):                  # composites: children come after their parents
-            if links[i, 0] >= 0:
-                for x in range(6):
-                    for y in range(6):
-                        G[links[i, 0], x, y] += G[i, x, y]
+            parent = links[i, 0]
+            if parent >= 0:
+                mc[parent] += mc[i]
+                for x in range(3):
+                    h[parent, x] += h[i, x]
+                    for y in range(3):
+                        J[parent, x, y] += J[i, x, y]
         for k in range(n):
             _twist(prismatic, axis, point, k, xi[k])
         first, stop = (0, n) if only < 0 else (only, only + 1)
         for b in range(n):
-            _mat6_vec(G[dof_link[b]], xi[b], GX[b, b])
+            i = dof_link[b]
+            _apply_inertia(mc[i], h[i], J[i], xi[b], GX[b, b])
         if derivatives:
             for k in range(first, stop):
                 for b in range(n):
                     if b != k:
-                        _mat6_vec(G[dof_link[k]], xi[b], GX[k, b])
+                        _apply_inertia(mc[dof_link[k]], h[dof_link[k]], J[dof_link[k]], xi[b], GX[k, b])
         for a in range(n if only < 0 else 0):     # the mass matrix (not needed for one derivative row)
             for b in range(a, n):
                 if before_eq[a, b]:
