@@ -48,28 +48,53 @@ def equations(context, q0, qd0, q1, qd1, dt, jacobian, lhs, a1, Da, DV, noise, J
 
 
 @njit
+def _residual(q0, q1, dt, lhs, noise, F, damping, friction, residual, roundoff, slopes, load):
+    """Fill the residual lhs − F − F_d(v̄) (v̄ = Δq/Δt), its round-off estimate, the force law's slopes dF_d/dv̄ and
+    the load |F| + |F_d|; return |residual|∞."""
+    norm = 0.0
+    for r in range(q0.shape[0]):
+        dq = q1[r] - q0[r]
+        ratio_v = dq / dt / FRICTION_VELOCITY
+        tanh = np.tanh(ratio_v)
+        dissipative = -damping[r] * (dq / dt) - friction[r] * tanh
+        slopes[r] = -damping[r] - friction[r] / FRICTION_VELOCITY * (1.0 - tanh ** 2)
+        residual[r] = lhs[r] - F[r] - dissipative
+        load[r] = abs(F[r]) + abs(dissipative)
+        # v̄ = Δq/Δt carries the round-off of q itself, ε |q| / Δt, which the force law's slope amplifies
+        roundoff[r] = noise[r] + _EPS * load[r] + _EPS * abs(slopes[r]) * (abs(q0[r]) + abs(dq)) / dt
+        norm = max(norm, abs(residual[r]))
+    return norm
+
+
+@njit
+def _product_max(A, x, absolute):
+    """max_i |Σ_j A_ij x_j|, or with ``absolute`` max_i Σ_j |A_ij| x_j."""
+    largest = 0.0
+    for i in range(A.shape[0]):
+        total = 0.0
+        for j in range(A.shape[1]):
+            total += (abs(A[i, j]) if absolute else A[i, j]) * x[j]
+        largest = max(largest, abs(total))
+    return largest
+
+
+@njit
 def newton(context, q0, qd0, F, dt, qd1, damping, friction, tol, max_iter, out):
     """Solve the step (q0, q̇0) -> q̇(k+1) from the guess ``qd1`` under forces F held over the step; q̇(k+1)
     into ``out``. See the module docstring for ``context`` and the return value."""
     n = q0.shape[0]
     lhs, a1, Da, DV, noise = np.empty(n), np.empty((n, n)), np.empty((n, n, n)), np.empty(n), np.empty(n)
     J, inverse = np.empty((n, n)), np.empty((n, n))
+    q1, residual, roundoff, slopes, load = np.empty(n), np.empty(n), np.empty(n), np.empty(n), np.empty(n)
     qd = qd1.copy()
     previous, update, scale, forced = np.inf, np.inf, np.inf, -1.0
     have_inverse, growing, residual_norm = False, 0, np.inf
     for iteration in range(1, max_iter + 1):
         refresh = not have_inverse or update > CHORD_UPDATE * scale
-        q1 = q0 + 0.5 * dt * (qd0 + qd)
+        for r in range(n):
+            q1[r] = q0[r] + 0.5 * dt * (qd0[r] + qd[r])
         equations(context, q0, qd0, q1, qd, dt, refresh, lhs, a1, Da, DV, noise, J)
-        dq = q1 - q0
-        ratio_v = dq / dt / FRICTION_VELOCITY
-        dissipative = -damping * (dq / dt) - friction * np.tanh(ratio_v)
-        slopes = -damping - friction / FRICTION_VELOCITY * (1.0 - np.tanh(ratio_v) ** 2)
-        residual = lhs - F - dissipative
-        residual_norm = _max_abs(residual)
-        load = np.abs(F) + np.abs(dissipative)
-        # v̄ = Δq/Δt carries the round-off of q itself, ε |q| / Δt, which the force law's slope amplifies
-        roundoff = noise + _EPS * load + _EPS * np.abs(slopes) * (np.abs(q0) + np.abs(dq)) / dt
+        residual_norm = _residual(q0, q1, dt, lhs, noise, F, damping, friction, residual, roundoff, slopes, load)
         if refresh:
             for r in range(n):
                 J[r, r] -= 0.5 * slopes[r]
@@ -80,15 +105,24 @@ def newton(context, q0, qd0, F, dt, qd1, damping, friction, tol, max_iter, out):
                 return NON_FINITE_JACOBIAN, iteration, residual_norm, update
         if forced < 0.0:
             # the velocity change the potential and applied forces alone cause over the step
-            forced = _max_abs(inverse @ (np.abs(DV) + load))
-        delta = -(inverse @ residual)
-        qd = qd + delta
-        if not np.all(np.isfinite(qd)):
+            for r in range(n):
+                load[r] += abs(DV[r])
+            forced = _product_max(inverse, load, False)
+        # the Newton update q̇ ← q̇ − J⁻¹ residual
+        step, finite = 0.0, True
+        for i in range(n):
+            delta = 0.0
+            for j in range(n):
+                delta -= inverse[i, j] * residual[j]
+            qd[i] += delta
+            step = max(step, abs(delta))
+            finite = finite and np.isfinite(qd[i])
+        if not finite:
             return NON_FINITE_VELOCITY, iteration, residual_norm, update
-        previous, update = update, _max_abs(delta)
+        previous, update = update, step
         # stalled at the round-off floor (above tol when a(q) is ill-conditioned): no update can do better,
         # and updates below it may grow or shrink at random
-        floor = FLOOR_FACTOR * np.max(np.abs(inverse) @ roundoff)
+        floor = FLOOR_FACTOR * _product_max(inverse, roundoff, True)
         growing = growing + 1 if update > previous and update > floor else 0
         if growing >= 3:
             return DIVERGING, iteration, residual_norm, update
