@@ -56,14 +56,28 @@ def step_terms(context, q0, qd0, q1, qd1, dt, jacobian, lhs, a1, Da, DV, noise, 
         for m in range(n + 1):
             for r in range(n):
                 vertices[path, m, r] = q1[r] if moved[path, m, r] else q0[r]
-    count = P * (n + 1)
-    a, V = np.empty((count, n, n)), np.empty(count)
+    # every path starts at q0 and ends at q1: those two are evaluated once, slot[p, m] says where vertex m is
+    slot = np.empty((P, n + 1), dtype=np.int64)
+    distinct = np.empty((P * (n - 1) + 2, n))
+    count = 0
+    for path in range(P):
+        for m in range(n + 1):
+            if path > 0 and (m == 0 or m == n):
+                slot[path, m] = slot[0, m]
+            else:
+                slot[path, m] = count
+                distinct[count] = vertices[path, m]
+                count += 1
+    ua, uV = np.empty((count, n, n)), np.empty(count)
     da, dv = (np.empty((count, n, n, n)), np.empty((count, n))) if jacobian else (np.empty((0, n, n, n)),
                                                                                 np.empty((0, n)))
     rigid_body_terms(links, joint_rotation, joint_origin, com, mass, inertia, dof_link, prismatic, axes, before_eq,
-                     gravity, vertices.reshape(count, n), jacobian, a, V, da, dv)
-    a = a.reshape(P, n + 1, n, n)
-    V = V.reshape(P, n + 1)
+                     gravity, distinct[:count], jacobian, ua, uV, da, dv)
+    a, V = np.empty((P, n + 1, n, n)), np.empty((P, n + 1))
+    for path in range(P):
+        for m in range(n + 1):
+            a[path, m] = ua[slot[path, m]]
+            V[path, m] = uV[slot[path, m]]
     dq = q1 - q0
     # partial-difference quotients: the divided difference, or the edge integral of the derivative on short edges
     points = np.empty((P * G, n))
@@ -110,7 +124,7 @@ def step_terms(context, q0, qd0, q1, qd1, dt, jacobian, lhs, a1, Da, DV, noise, 
     gradient = np.empty((P, n + 1, n))
     for path in range(P):
         for m in range(n + 1):
-            vertex = path * (n + 1) + m
+            vertex = slot[path, m]
             for k in range(n):
                 value = 0.0
                 if moved[path, m, k]:
@@ -119,7 +133,7 @@ def step_terms(context, q0, qd0, q1, qd1, dt, jacobian, lhs, a1, Da, DV, noise, 
                         for j in range(n):
                             value -= 0.5 * da[vertex, k, i, j] * qd0[i] * qd1[j]
                 gradient[path, m, k] = value
-    last = n                     # vertex (0, n) = q1
+    last = slot[0, n]            # q1
     row = np.empty(n)
     for r in range(n):
         _mean_difference(position, gradient, r, row)
