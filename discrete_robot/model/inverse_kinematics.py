@@ -20,8 +20,9 @@ import numpy as np
 from transforms3d.axangles import mat2axangle
 
 from discrete_robot.errors import InfeasibleError, InputError
+from discrete_robot.geometry3d import hat
 from discrete_robot.model.description import RobotModel
-from discrete_robot.model.kinematics import com_jacobians, forward_kinematics, hat
+from discrete_robot.model.kinematics import com_jacobians, forward_kinematics
 
 #: damping λ of the least-squares step, m: keeps steps bounded near singular configurations
 DAMPING = 1e-3

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from discrete_robot.geometry3d import cross, hat
 from discrete_robot.model.description import RobotModel
 
 
@@ -95,8 +96,7 @@ class KinematicTree:
         self.axes = np.concatenate([j.axes for j in joints]).reshape(-1, 3)
         self.joint_rotations = np.array([j.rotation for j in joints]).reshape(-1, 3, 3)
         self.joint_origins = np.array([j.origin for j in joints for _ in range(j.ndof)]).reshape(-1, 3)
-        hats = np.array([[[0.0, -z, y], [z, 0.0, -x], [-y, x, 0.0]] for x, y, z in self.axes]).reshape(-1, 3, 3)
-        self.K = np.where(self.prismatic[:, None, None], 0.0, hats)
+        self.K = np.where(self.prismatic[:, None, None], 0.0, hat(self.axes))
         self.K2 = self.K @ self.K
         #: each DOF's axis in its joint frame (R0 a), exact for single-DOF joints
         self.fixed_axes = np.einsum("kij,kj->ki", self.joint_rotations[self.dof_link], self.axes)
@@ -207,23 +207,6 @@ class KinematicTree:
         z, o = frames.dof_axes, frames.dof_points
         revolute = ~self.prismatic[:, None]
         return np.concatenate([np.where(revolute, cross(o, z), z), np.where(revolute, z, 0.0)], axis=-1)
-
-
-_LEVI_CIVITA = np.zeros((3, 3, 3))
-_LEVI_CIVITA[0, 1, 2] = _LEVI_CIVITA[1, 2, 0] = _LEVI_CIVITA[2, 0, 1] = 1.0
-_LEVI_CIVITA[0, 2, 1] = _LEVI_CIVITA[2, 1, 0] = _LEVI_CIVITA[1, 0, 2] = -1.0
-#: hat(v)[i, k] = ε_ijk v_j, as one product v @ _HAT reshaped (fewer numpy calls than element assignment)
-_HAT = _LEVI_CIVITA.transpose(1, 0, 2).reshape(3, 9)
-
-
-def hat(v: np.ndarray) -> np.ndarray:
-    """Batched hat map, (..., 3) -> (..., 3, 3) with hat(v) @ u = v × u."""
-    return (v @ _HAT).reshape(v.shape[:-1] + (3, 3))
-
-
-def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """a × b over the last axis (broadcasting); np.cross is several times slower on small batches."""
-    return (hat(a) @ b[..., None])[..., 0]
 
 
 @functools.lru_cache(maxsize=32)
