@@ -284,12 +284,15 @@ def mass_matrix(model, work):
     block = np.empty((3, 3))
     left = np.empty((3, 3))
     XI = np.empty((3, 3))
+    mY = np.empty((3, 3))
     for b in range(ints.shape[0]):
         slots = 2 + ints[b, DEPTH]
         for s in range(slots):
             rs, ns, ls = _slot_u(ints, path, b, s)
             mat_mul(X[b, s], inertia[b], XI)
-            mY = mass[b] * Y[b, s]
+            for i in range(3):
+                for j in range(3):
+                    mY[i, j] = mass[b] * Y[b, s, i, j]
             for t in range(s + 1):
                 rt, nt, lt = _slot_u(ints, path, b, t)
                 block[:, :] = 0.0
