@@ -69,8 +69,19 @@ def solve3(A: np.ndarray, b: np.ndarray) -> np.ndarray:
 @njit
 def rotation_about(axis: np.ndarray, angle: float) -> np.ndarray:
     """Rotation by ``angle`` about the unit ``axis`` (Rodrigues): I + sin θ [a]ₓ + (1 − cos θ) [a]ₓ²."""
-    K = skew(axis)
-    return np.eye(3) + math.sin(angle) * K + (1.0 - math.cos(angle)) * (K @ K)
+    out = np.empty((3, 3))
+    rotation_into(axis, angle, out)
+    return out
+
+
+@njit
+def rotation_into(axis, angle, out):
+    """:func:`rotation_about` into ``out`` (3×3), entry by entry: [a]ₓ² = a aᵀ − |a|² E for the unit axis."""
+    s, v = math.sin(angle), 1.0 - math.cos(angle)
+    x, y, z = axis[0], axis[1], axis[2]
+    out[0, 0], out[0, 1], out[0, 2] = 1.0 - v * (y * y + z * z), -s * z + v * x * y, s * y + v * x * z
+    out[1, 0], out[1, 1], out[1, 2] = s * z + v * x * y, 1.0 - v * (x * x + z * z), -s * x + v * y * z
+    out[2, 0], out[2, 1], out[2, 2] = -s * y + v * x * z, s * x + v * y * z, 1.0 - v * (x * x + y * y)
 
 
 @njit

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from discrete_robot.errors import ModelError
-from discrete_robot.geometry3d import cross_into, mat_mul, mat_t_vec, mat_vec
+from discrete_robot.geometry3d import cross_into, mat_mul, mat_t_vec, mat_vec, rotation_into
 from discrete_robot.jit import njit
 from discrete_robot.model.description import RobotModel
 from discrete_robot.model.kinematics import kinematic_tree
@@ -83,16 +83,6 @@ def compile_arm(model: RobotModel) -> CompiledArm:
 
 
 @njit
-def _rotation(axis, angle, out):
-    """Rodrigues: out = I + sin θ [a]ₓ + (1 − cos θ) [a]ₓ² for the unit ``axis`` (see geometry3d.rotation_about)."""
-    s, v = np.sin(angle), 1.0 - np.cos(angle)
-    x, y, z = axis[0], axis[1], axis[2]
-    out[0, 0], out[0, 1], out[0, 2] = 1.0 - v * (y * y + z * z), -s * z + v * x * y, s * y + v * x * z
-    out[1, 0], out[1, 1], out[1, 2] = s * z + v * x * y, 1.0 - v * (x * x + z * z), -s * x + v * y * z
-    out[2, 0], out[2, 1], out[2, 2] = -s * y + v * x * z, s * x + v * y * z, 1.0 - v * (x * x + y * y)
-
-
-@njit
 def _identity(out):
     out[:] = 0.0
     out[0, 0] = out[1, 1] = out[2, 2] = 1.0
@@ -116,7 +106,7 @@ def _link_frames(links, joint_rotation, joint_origin, com, prismatic, axes, q, R
                 for x in range(3):
                     local_p[x] += axis[k, x] * q[k]
             else:
-                _rotation(axes[k], q[k], turn)
+                rotation_into(axes[k], q[k], turn)
                 mat_mul(local_R, turn, product)
                 local_R[:] = product
         if parent < 0:
@@ -130,7 +120,7 @@ def _link_frames(links, joint_rotation, joint_origin, com, prismatic, axes, q, R
                 mat_t_vec(later, axes[k], axis[k])
                 point[k] = 0.0
                 if not prismatic[k]:
-                    _rotation(axes[k], q[k], turn)
+                    rotation_into(axes[k], q[k], turn)
                     mat_mul(turn, later, product)
                     later[:] = product
         else:

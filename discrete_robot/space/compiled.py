@@ -62,12 +62,13 @@ from discrete_robot.geometry3d import (
     mat_mul_add,
     mat_mul_t_add,
     mat_t_vec,
+    mat_vec,
     mat_vec_add,
     quaternion_exp,
     quaternion_multiply,
     quaternion_to_matrix,
     right_jacobian_inverse,
-    rotation_about,
+    rotation_into,
 )
 from discrete_robot.jit import njit
 from discrete_robot.space.loads import LoadFrame
@@ -215,29 +216,40 @@ def configuration(model, work, base_q, joint_q, angles, base_position):
     (world, m) with the base CoM at ``base_position``, and each joint's motion subspace S_b (3 x ndof)."""
     ints, axes, fixed, offset, com = model[0], model[2], model[3], model[4], model[5]
     relative, rotations, positions, origins, S = work[0], work[1], work[2], work[3], work[4]
+    # 3x3 products by the small in-place kernels: numba's @ goes through BLAS, whose call costs more than the
+    # 27 products of a 3x3 matrix (this loop runs once per body per dynamics evaluation)
+    turn, product, vector = np.empty((3, 3)), np.empty((3, 3)), np.empty(3)
     relative[0] = quaternion_to_matrix(base_q)
     rotations[0] = relative[0]
     positions[0] = base_position
-    origins[0] = base_position - rotations[0] @ com[0]
+    mat_vec(rotations[0], com[0], vector)
+    origins[0] = base_position - vector
     for b in range(1, ints.shape[0]):
         p, ndof = ints[b, PARENT], ints[b, NDOF]
         S[b] = 0.0
         if ndof == 3:
-            relative[b] = fixed[b] @ quaternion_to_matrix(joint_q[ints[b, QUAT]])
-            S[b] = np.eye(3)
+            mat_mul(fixed[b], quaternion_to_matrix(joint_q[ints[b, QUAT]]), relative[b])
+            for i in range(3):
+                S[b, i, i] = 1.0
         else:
-            A = fixed[b].copy()
+            relative[b] = fixed[b]
             for i in range(ndof):
-                A = A @ rotation_about(axes[b, i], angles[ints[b, ANGLE] + i])
-            relative[b] = A
+                rotation_into(axes[b, i], angles[ints[b, ANGLE] + i], turn)
+                mat_mul(relative[b], turn, product)
+                relative[b] = product
             if ndof == 1:
                 S[b, :, 0] = axes[b, 0]
             else:
-                S[b, :, 0] = rotation_about(axes[b, 1], angles[ints[b, ANGLE] + 1]).T @ axes[b, 0]
+                mat_t_vec(turn, axes[b, 0], vector)    # turn: the second axis' rotation, the last one applied
+                S[b, :, 0] = vector
                 S[b, :, 1] = axes[b, 1]
-        rotations[b] = rotations[p] @ relative[b]
-        origins[b] = positions[p] + rotations[p] @ offset[b]
-        positions[b] = origins[b] + rotations[b] @ com[b]
+        mat_mul(rotations[p], relative[b], rotations[b])
+        mat_vec(rotations[p], offset[b], vector)
+        for i in range(3):
+            origins[b, i] = positions[p, i] + vector[i]
+        mat_vec(rotations[b], com[b], vector)
+        for i in range(3):
+            positions[b, i] = origins[b, i] + vector[i]
 
 
 @njit
