@@ -472,10 +472,11 @@ def bias_forces(model, work):
     rx = np.empty((3, 3))
     Rx = np.empty((3, 3))
     terms = rate
-    terms[0] += np.cross(omega[0], momentum[0])
-    terms[1] += np.cross(omega[0], momentum[1]) + np.cross(velocity[0], momentum[0])
+    cross_add(omega[0], momentum[0], terms[0])
+    cross_add(omega[0], momentum[1], terms[1])
+    cross_add(velocity[0], momentum[0], terms[1])
     for b in range(1, nb):
-        terms[1 + b] += np.cross(rel[b], momentum[1 + b])
+        cross_add(rel[b], momentum[1 + b], terms[1 + b])
     # E terms: stacks over the links of the path (slots 2..), eqs. (50)–(53), then (47)
     Eb[0] = 0.0
     Ea[0] = 0.0
