@@ -21,7 +21,17 @@ from discrete_robot.jit import njit
 @njit
 def skew(v: np.ndarray) -> np.ndarray:
     """Hat map: the 3x3 matrix [v]ₓ with [v]ₓ u = v × u."""
-    return np.array([[0.0, -v[2], v[1]], [v[2], 0.0, -v[0]], [-v[1], v[0], 0.0]])
+    out = np.empty((3, 3))
+    skew_into(v, out)
+    return out
+
+
+@njit
+def skew_into(v, out):
+    """:func:`skew` into ``out`` (3×3), for kernels that reuse their workspace."""
+    out[0, 0], out[0, 1], out[0, 2] = 0.0, -v[2], v[1]
+    out[1, 0], out[1, 1], out[1, 2] = v[2], 0.0, -v[0]
+    out[2, 0], out[2, 1], out[2, 2] = -v[1], v[0], 0.0
 
 
 _LEVI_CIVITA = np.zeros((3, 3, 3))

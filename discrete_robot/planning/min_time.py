@@ -203,30 +203,27 @@ class _SegmentPlanner:
         rows = np.array([self._cache[key] for key in keys])
         return StepCoefficients(*(np.ascontiguousarray(rows[:, i]) for i in range(4)))
 
-    def bounds(self, coeff: StepCoefficients) -> tuple[np.ndarray, np.ndarray]:
-        """The limits (L, U) of the inertial part F − g."""
-        return -self.limits.effort - coeff.gravity, self.limits.effort - coeff.gravity
+    def rows(self, s: np.ndarray) -> tuple[np.ndarray, ...]:
+        """What the :mod:`.reachability` kernels take for the steps of the nodes s: α, γ, β and the limits (L, U)
+        of the inertial part F − g, each (m, n)."""
+        coeff = self.coefficients(s)
+        return (coeff.alpha, coeff.gamma, coeff.beta, -self.limits.effort - coeff.gravity,
+                self.limits.effort - coeff.gravity)
 
     def entry_speed(self, s0: float, s1: float, exit_cap: float) -> float:
         """Exact max entry speed of the step s0 → s1 (no margin, no velocity cap)."""
-        coeff = self.coefficients(np.array([s0, s1]))
-        lower, upper = self.bounds(coeff)
-        return reachability.max_entry_speed(coeff.alpha[0], coeff.gamma[0], coeff.beta[0], lower[0], upper[0],
-                                            exit_cap)
+        step = (row[0] for row in self.rows(np.array([s0, s1])))
+        return reachability.max_entry_speed(*step, exit_cap)
 
     def exit_speed(self, s0: float, s1: float, x: float, exit_cap: float) -> float:
         """Max exit speed of the step s0 → s1 entered at x; NaN if none is admissible."""
-        coeff = self.coefficients(np.array([s0, s1]))
-        lower, upper = self.bounds(coeff)
-        return reachability.max_exit_speed(coeff.alpha[0], coeff.gamma[0], coeff.beta[0], lower[0], upper[0],
-                                           float(x), float(exit_cap), self.tolerance)
+        step = (row[0] for row in self.rows(np.array([s0, s1])))
+        return reachability.max_exit_speed(*step, float(x), float(exit_cap), self.tolerance)
 
     def passes(self, s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Controllable speeds K and the greedy profile v on the nodes s."""
         budget.check()
-        coeff = self.coefficients(s)
-        lower, upper = self.bounds(coeff)
-        rows = (coeff.alpha, coeff.gamma, coeff.beta, lower, upper)
+        rows = self.rows(s)
         K = reachability.backward_pass(*rows, self.cap, BOUNDARY_MARGIN)
         v = np.empty(s.size)
         k = reachability.forward_pass(*rows, K, self.tolerance, v)

@@ -69,6 +69,7 @@ from discrete_robot.geometry3d import (
     quaternion_to_matrix,
     right_jacobian_inverse,
     rotation_into,
+    skew_into,
 )
 from discrete_robot.jit import njit
 from discrete_robot.space.loads import LoadFrame
@@ -253,13 +254,6 @@ def configuration(model, work, base_q, joint_q, angles, base_position):
 
 
 @njit
-def _skew_into(v, out):
-    out[0, 0], out[0, 1], out[0, 2] = 0.0, -v[2], v[1]
-    out[1, 0], out[1, 1], out[1, 2] = v[2], 0.0, -v[0]
-    out[2, 0], out[2, 1], out[2, 2] = -v[1], v[0], 0.0
-
-
-@njit
 def partial_derivatives(model, work):
     """X_b = ∂Ω_b/∂w and Y_b = ∂V_b/∂w per slot, eqs. (30), (32), (34)–(37), (42)–(45):
     inherited slots X_b = X_p A_b, Y_b = (Y_p + X_p [r_p]) A_b + X_b [R_b]; own slot X = I, Y = [R_b]."""
@@ -275,8 +269,8 @@ def partial_derivatives(model, work):
     for b in range(1, ints.shape[0]):
         p, own = ints[b, PARENT], 1 + ints[b, DEPTH]
         A = relative[b]
-        _skew_into(offset[b], rx)
-        _skew_into(com[b], Rx)
+        skew_into(offset[b], rx)
+        skew_into(com[b], Rx)
         for s in range(own):
             mat_mul(X[p, s], A, X[b, s])
             carried[:, :] = Y[p, s]
@@ -403,10 +397,10 @@ def _partial_rates(model, work):
     for b in range(1, ints.shape[0]):
         p, own = ints[b, PARENT], 1 + ints[b, DEPTH]
         A = relative[b]
-        _skew_into(rel[b], w_hat)
+        skew_into(rel[b], w_hat)
         mat_mul(A, w_hat, A_rate)
-        _skew_into(offset[b], rx)
-        _skew_into(com[b], Rx)
+        skew_into(offset[b], rx)
+        skew_into(com[b], Rx)
         for s in range(own):
             mat_mul(Xd[p, s], A, Xd[b, s])
             mat_mul_add(X[p, s], A_rate, Xd[b, s])
@@ -488,14 +482,14 @@ def bias_forces(model, work):
     for b in range(1, nb):
         p, own = ints[b, PARENT], 1 + ints[b, DEPTH]
         A = relative[b]
-        _skew_into(offset[b], rx)
-        _skew_into(com[b], Rx)
+        skew_into(offset[b], rx)
+        skew_into(com[b], Rx)
         mat_t_vec(A, omega[p], vector)
-        _skew_into(vector, own_b)
+        skew_into(vector, own_b)
         carried_velocity[:] = velocity[p]
         cross_add(omega[p], offset[b], carried_velocity)
         mat_t_vec(A, carried_velocity, vector)
-        _skew_into(vector, own_a)
+        skew_into(vector, own_a)
         mat_mul_add(own_b, Rx, own_a)
         for s in range(2, own):
             mat_mul(Eb[p, s], A, Eb[b, s])
