@@ -113,8 +113,10 @@ def test_tf_holds_every_link_of_both_robots_on_one_clock(ros):
     ros.spin_until(lambda: expected <= frames, 15.0)
     assert expected <= frames, f"missing TF frames {sorted(expected - frames)}\n{ros.logs()}"
 
-    # one clock: the space robot's stamps are the arm's simulated time (it publishes no /clock of its own)
-    arm = ros.wait_for_message("joint_states", JointState)
+    # one clock: the space robot's stamps are the arm's simulated time (it publishes no /clock of its own). /tf can
+    # be complete after the arm's first few steps, so sample once the arm's time has clearly moved on from zero.
+    arm = ros.wait_for_message("joint_states", JointState, timeout=10.0,
+                               predicate=lambda m: _seconds(m.header.stamp) > 1.0)
     space = ros.wait_for_message("space_robot/joint_states", JointState)
     assert abs(_seconds(arm.header.stamp) - _seconds(space.header.stamp)) < 0.5
     assert _seconds(space.header.stamp) > 0.5
