@@ -8,8 +8,10 @@ provides its world through a few hooks (:meth:`~SimulatorNode.advance_world`, ``
   it) advances the world by ``real_time_factor`` simulated seconds per wall second, in whole steps of
   ``time_step`` (``real_time_factor`` 0: as many steps as fit in the tick). With ``publish_clock`` the node
   publishes ``/clock`` (rosgraph_msgs/Clock) from its simulated time; without, it follows ``/clock``
-  (on each clock message it advances its world up to the time received and publishes, so it publishes at the
-  leader's rate), so a system has one clock and every world in it runs on that clock. Every message a
+  (it advances its world up to the time received and publishes each ``1 / publish_rate`` of that clock's
+  simulated seconds, or on every clock message when the leader ticks more slowly), so a system has one clock and
+  every world in it runs on that clock. A tick advances the world by the wall time since the previous tick
+  (times ``real_time_factor``), so a late tick does not lose simulated time. Every message a
   simulator publishes is stamped with its simulated time.
 - **TF** (``publish_tf``): the pose of every URDF link on ``/tf`` each tick and the fixed joints once on
   ``/tf_static``, frames named as in the URDF with ``frame_prefix`` (``world``, the inertial frame both
@@ -59,7 +61,12 @@ CLOCK_QOS = STATE_QOS
 MAX_STEP_REQUEST = 100_000
 #: with real_time_factor 0, the share of each tick spent stepping (the rest publishes and serves)
 AS_FAST_AS_POSSIBLE_SHARE = 0.8
+#: the most wall-clock time one tick makes up for, in ticks: a late tick (a busy executor, a suspended
+#: process) advances the world by the wall time that passed, but a long stall is dropped, not replayed in a burst
+MAX_CATCH_UP_TICKS = 5
 DIAGNOSTICS_PERIOD_S = 1.0
+#: s, clock messages carry nanoseconds: a followed time this close to a tick of the grid is on it
+FOLLOW_TOLERANCE_S = 1e-6
 
 
 def simulator_parameters(time_step: float, publish_rate: float) -> list[ParameterSpec]:
@@ -73,7 +80,7 @@ def simulator_parameters(time_step: float, publish_rate: float) -> list[Paramete
                                                "fast as possible)", check=non_negative, value_range=(0.0, 100.0)),
         ParameterSpec("publish_clock", True, "publish /clock from this world's simulated time; false = follow "
                                              "/clock (one clock per system; the world then ticks and publishes "
-                                             "on each clock message)", read_only=True),
+                                             "every 1/publish_rate s of that clock)", read_only=True),
         ParameterSpec("publish_tf", True, "publish every link on /tf and /tf_static (off when "
                                           "robot_state_publisher does it)", read_only=True),
         ParameterSpec("start_paused", False, "start paused (resume or step through the control services)",
@@ -81,6 +88,51 @@ def simulator_parameters(time_step: float, publish_rate: float) -> list[Paramete
         ParameterSpec("on_step_failure", "pause", "after a step that fails even in sub-steps: pause or reset",
                       check=one_of("pause", "reset"), read_only=True),
     ]
+
+
+class RealTimePacer:
+    """Whole steps of ``time_step`` owed to a world run at ``real_time_factor`` simulated seconds per wall second.
+
+    Each tick owes the wall time since the previous tick (times the factor), not the timer's period: a tick that
+    comes late, or a period the timer skipped while the process was busy, would otherwise lose its time and the
+    world fall behind real time. A stall longer than :data:`MAX_CATCH_UP_TICKS` periods is dropped rather than
+    replayed in one burst. Simulated time below one step is carried to the next tick.
+    """
+
+    def __init__(self, time_step: float, period: float, now: float):
+        self.time_step, self.period = time_step, period
+        self.carried = 0.0     # simulated seconds owed (less than one step)
+        self.last = now        # wall time of the last tick, s
+
+    def steps(self, now: float, real_time_factor: float) -> int:
+        """The steps owed at wall time ``now`` (s, monotonic)."""
+        elapsed = min(now - self.last, MAX_CATCH_UP_TICKS * self.period)
+        self.last = now
+        self.carried += real_time_factor * elapsed
+        steps = int(np.floor(self.carried / self.time_step + 1e-9))
+        self.carried -= steps * self.time_step
+        return steps
+
+    def hold(self, now: float) -> None:
+        """A tick while paused, or the resume: the pause is not time the world owes."""
+        self.carried, self.last = 0.0, now
+
+
+class FollowedTicks:
+    """When a world that follows another's /clock ticks: on a grid of ``period`` simulated seconds of the followed
+    clock, so it publishes at its own rate, not at a faster leader's (with a slower leader: on every message)."""
+
+    def __init__(self, period: float):
+        self.period = period
+        self.next = -np.inf    # the followed time of the next tick, s
+
+    def due(self, followed: float) -> bool:
+        """True when the followed time ``followed`` (s) calls for a tick; the grid then moves on."""
+        if followed < self.next - FOLLOW_TOLERANCE_S:
+            return False
+        on_grid = self.next + self.period
+        self.next = on_grid if on_grid > followed else followed + self.period
+        return True
 
 
 def time_msg(seconds: float) -> Time:
@@ -184,7 +236,8 @@ class SimulatorNode(GuardedNode):
         self.on_step_failure = values["on_step_failure"]
         self.paused = values["start_paused"]
         self.hardware_id = hardware_id
-        self._carried = 0.0              # simulated seconds owed to the world (less than one step)
+        self._pacer = RealTimePacer(self.time_step, 1.0 / self.publish_rate, time.monotonic())
+        self._followed_ticks = FollowedTicks(1.0 / self.publish_rate)
         self._followed_time: float | None = None
         self._steps = self._step_wall_s = self._failed_steps = 0
         self._window = (time.monotonic(), self.world_time)
@@ -208,8 +261,8 @@ class SimulatorNode(GuardedNode):
         self.create_service(StepSimulation, f"{namespace}/step", self._on_step)
         self.create_service(SetSimulationState, f"{namespace}/set_state", self._on_set_state)
         # A steady clock: with use_sim_time the node's clock is /clock, which this timer itself drives. A world that
-        # follows /clock ticks on each clock message instead: a timer of its own, out of phase with the leader's,
-        # would find no new time on some ticks and publish less often than the leader.
+        # follows /clock ticks from the clock messages instead (_on_clock): a timer of its own, out of phase with
+        # the leader's, would find no new time on some ticks and publish less often than its rate.
         steady = Clock(clock_type=ClockType.STEADY_TIME)
         self._last_clock_wall = -np.inf
         if self.follow_clock:
@@ -223,7 +276,8 @@ class SimulatorNode(GuardedNode):
     def _on_clock(self, msg: ClockMsg) -> None:
         self._followed_time = msg.clock.sec + msg.clock.nanosec * 1e-9
         self._last_clock_wall = time.monotonic()
-        self.tick()
+        if self._followed_ticks.due(self._followed_time):
+            self.tick()
 
     def _publish_without_clock(self) -> None:
         if time.monotonic() - self._last_clock_wall > 2.0 / self.publish_rate:
@@ -237,10 +291,7 @@ class SimulatorNode(GuardedNode):
             return max(0, int(np.floor((self._followed_time - self.world_time) / self.time_step + 1e-9)))
         if self.real_time_factor == 0.0:
             return -1   # as many as fit in the tick
-        self._carried += self.real_time_factor / self.publish_rate
-        steps = int(np.floor(self._carried / self.time_step + 1e-9))
-        self._carried -= steps * self.time_step
-        return steps
+        return self._pacer.steps(time.monotonic(), self.real_time_factor)
 
     def tick(self) -> None:
         """One wall-clock tick: advance the world by the steps due, then publish everything at its new time.
@@ -248,6 +299,7 @@ class SimulatorNode(GuardedNode):
         Paused, the state and /clock are still published (late joiners see them) but not /tf, whose buffers
         warn about repeated stamps."""
         if self.paused:
+            self._pacer.hold(time.monotonic())
             self.publish_all(tf=False)
             return
         start = time.perf_counter()
@@ -331,7 +383,7 @@ class SimulatorNode(GuardedNode):
 
     def _on_resume(self, request, response):
         self.paused = False
-        self._carried = 0.0
+        self._pacer.hold(time.monotonic())
         response.success, response.message = True, f"resumed at t = {self.world_time:.6f} s"
         return response
 

@@ -1,5 +1,6 @@
 """What both simulators share, over DDS: /clock at the requested real-time factor (also with use_sim_time), one
-clock for the system, /tf with every link of both robots, pause / step / reset / set_state, /diagnostics."""
+clock for the system (a follower at its own rate), /tf with every link of both robots, pause / step / reset /
+set_state, /diagnostics."""
 
 import numpy as np
 import pytest
@@ -94,7 +95,7 @@ def test_tf_holds_every_link_of_both_robots_on_one_clock(ros):
     from discrete_robot.nodes.common import LATCHED_QOS
 
     ros.start("discrete_robot_node")
-    ros.start("space_robot_node", params={"publish_clock": False})
+    ros.start("space_robot_node", params={"publish_clock": False, "publish_rate": 25.0})
     ros.wait_for_message("space_robot/joint_states", JointState, timeout=30.0)
     ros.wait_for_message("joint_states", JointState, timeout=30.0)   # both worlds are up before /tf is sampled
     expected = set()
@@ -120,6 +121,9 @@ def test_tf_holds_every_link_of_both_robots_on_one_clock(ros):
     space = ros.wait_for_message("space_robot/joint_states", JointState)
     assert abs(_seconds(arm.header.stamp) - _seconds(space.header.stamp)) < 0.5
     assert _seconds(space.header.stamp) > 0.5
+    # at its own rate on that clock (25 Hz), not at the arm's 50 Hz: every 0.04 s of the arm's simulated time
+    stamps = [_seconds(m.header.stamp) for _, m in ros.collect("space_robot/joint_states", JointState, 2.0)]
+    assert np.median(np.diff(stamps)) == pytest.approx(0.04, abs=1e-6)
     status = ros.wait_for_message("/diagnostics", DiagnosticArray, timeout=5.0,
                                   predicate=lambda m: "space_robot_node" in m.status[0].name).status[0]
     values = {kv.key: float(kv.value) for kv in status.values}
