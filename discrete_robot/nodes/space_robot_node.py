@@ -134,8 +134,7 @@ class SpaceRobotNode(SimulatorNode):
         return self.simulator.time
 
     def advance_world(self, steps: int) -> None:
-        for _ in range(steps):
-            self.simulator.step(self.time_step)
+        self.simulator.advance(self.time_step, steps)
 
     def on_step_failed(self) -> None:
         self.torques = np.zeros(self.robot.dof)

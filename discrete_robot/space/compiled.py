@@ -759,6 +759,23 @@ def rkmk4_step(model, work, y, base_q, joint_q, torques, load_bodies, load_vecto
     return OK
 
 
+@njit
+def rkmk4_steps(model, work, y, base_q, joint_q, torques, load_bodies, load_vectors, load_in_body, dt, count, y_out,
+                base_out, joints_out):
+    """``count`` steps of :func:`rkmk4_step` in one call (a simulator's tick: one dispatch of the model's arrays
+    instead of one per step). Returns (status, steps done); the outputs hold the state after the steps done, so
+    a failing step leaves the last state that worked."""
+    y_now, base_now, joints_now = y.copy(), base_q.copy(), joint_q.copy()
+    for done in range(count):
+        status = rkmk4_step(model, work, y_now, base_now, joints_now, torques, load_bodies, load_vectors,
+                            load_in_body, dt, y_out, base_out, joints_out)
+        if status != OK:
+            y_out[:], base_out[:], joints_out[:] = y_now, base_now, joints_now
+            return status, done
+        y_now[:], base_now[:], joints_now[:] = y_out, base_out, joints_out
+    return OK, count
+
+
 def check_status(status: int, robot: SpaceRobot, what: str) -> None:
     """Raise the error a kernel's status code stands for."""
     if status == NOT_POSITIVE_DEFINITE:
@@ -777,6 +794,7 @@ def warm_up() -> None:
     robot = SpaceRobot.from_model(model_from_dict(multi_arm_model_data(2, 3, mixed_joints=True)))
     simulator = Simulator(robot, random_state(robot, np.random.default_rng(0), speed=0.1))
     simulator.step(1e-3)
+    simulator.advance(1e-3, 2)
     simulator.sample()      # the attitude conversions of geometry3d
 
 

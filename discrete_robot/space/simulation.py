@@ -132,6 +132,29 @@ class Simulator:
         self._y, self._base_quaternion, self._joint_quaternions = y, base, joints
         self.time += dt
 
+    def advance(self, dt: float, count: int) -> None:
+        """``count`` steps of ``dt`` seconds, as :meth:`step` ``count`` times (the same result to the bit): whole
+        steps in one compiled call (:func:`.compiled.rkmk4_steps`) while they work, :meth:`step` with its
+        sub-steps for a step that does not. ConvergenceError as :meth:`step`, with the steps before kept."""
+        dt = finite_scalar(dt, "time step", low=SMALLEST_SUBSTEP)
+        left = count
+        while left > 0:
+            if self._substep >= dt:
+                y_out, base_out, joints_out = (np.empty_like(a) for a in (self._y, self._base_quaternion,
+                                                                          self._joint_quaternions))
+                status, done = compiled.rkmk4_steps(self._model.arrays, self._work.arrays, self._y,
+                                                    self._base_quaternion, self._joint_quaternions,
+                                                    self.joint_torques, *self._packed_loads, dt, left, y_out,
+                                                    base_out, joints_out)
+                self._y, self._base_quaternion, self._joint_quaternions = y_out, base_out, joints_out
+                for _ in range(done):      # as step() adds it: the same time to the bit
+                    self.time += dt
+                left -= done
+                if status == compiled.OK:
+                    return
+            self.step(dt)
+            left -= 1
+
     def sample(self) -> Sample:
         """The current :class:`Sample`."""
         state = self.state

@@ -198,3 +198,26 @@ def test_a_diverging_step_is_reported_and_leaves_the_state_unchanged(dual_arm):
         simulator.step(0.01)
     assert simulator.time == 0.0
     np.testing.assert_array_equal(simulator.state.joint_rates, 0.0)
+
+
+@pytest.mark.parametrize(("speed", "dt"), [(0.5, 0.01), (60.0, 0.02)])
+def test_advance_is_step_repeated_to_the_bit_also_through_sub_steps(speed, dt):
+    """advance(dt, k) runs whole steps in one compiled call and falls back to step()'s sub-steps where a whole step
+    fails (at 60 rad/s a body turns more than MAX_STEP_ROTATION in 0.02 s): the same state and time as k calls of
+    step(dt)."""
+    robot = SpaceRobot.from_model(model_from_dict(multi_arm_model_data(2, 3, mixed_joints=True, seed=3)))
+    state = random_state(robot, np.random.default_rng(4), speed=speed)
+    stepped, advanced = Simulator(robot, state), Simulator(robot, state)
+    for _ in range(10):
+        stepped.step(dt)
+    advanced.advance(dt, 10)
+    assert advanced.time == stepped.time
+    for ours, theirs in zip(_state_arrays(advanced.state), _state_arrays(stepped.state), strict=True):
+        np.testing.assert_array_equal(ours, theirs)
+    # the fast case did go through sub-steps (the last sub-step that worked is below dt), the slow one did not
+    assert (stepped._substep < dt) == (speed > 1.0)
+
+
+def _state_arrays(state):
+    return (state.base_position, state.base_orientation, state.base_velocity, state.base_angular_velocity,
+            state.joint_angles, state.joint_orientations, state.joint_rates)
