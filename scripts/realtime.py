@@ -1,8 +1,8 @@
-"""Does the composed bringup keep real time? Real-time factor and publish rates over a window; JSON report.
+"""Does bringup keep real time? Real-time factor and publish rates over a window; JSON report.
 
     .venv/bin/python scripts/realtime.py [--duration 60] [--output results/realtime.json]
 
-Starts ``bringup`` (every node in one process, the shipped defaults) as a child
+Starts ``bringup`` (every node, each its own process, the shipped defaults) as a child
 process, waits until both simulators publish, then listens for ``--duration`` wall-clock seconds:
 
 - ``real_time_factor``: simulated seconds advanced on ``/clock`` (the one shared clock) per wall-clock second,

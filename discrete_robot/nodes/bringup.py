@@ -1,10 +1,13 @@
-"""Composed bringup: every discrete_robot node in one process (ROS 2 manual composition).
+"""Bringup: every discrete_robot node, each in its own process, as bringup.launch.py starts them.
 
 For machines with rclpy but no launch system. It starts the nodes that
 launch/bringup.launch.py starts, with the same config/*.yaml files (a test
-checks that the two name the same nodes, executables and files), each on its
-own executor and thread (as separate processes would be, but in one process).
-A node that fails to start is reported by name and the others run on. Ctrl-C stops everything cleanly.
+checks that the two name the same nodes, executables and files), each as its
+own process, as ``ros2 launch`` does: the nodes' Python then runs on every core.
+(In one process, one interpreter lock serialised them all: the simulators fell
+behind their publish rates once everything else ran beside them.)
+A node that fails to start is reported by name, with its own one-line reason, and the
+others run on. Ctrl-C or SIGTERM stops every node cleanly; the exit status is 1 if any node failed.
 
     bringup [--only discrete_robot_node ...] [--model-file /path/arm.yaml] [--ros-args ...]
 
@@ -13,23 +16,23 @@ A node that fails to start is reported by name and the others run on. Ctrl-C sto
 """
 
 import argparse
+import contextlib
+import ctypes
 import importlib
+import os
+import signal
+import subprocess
 import sys
 import threading
+import time
 from dataclasses import dataclass
 
-import rclpy
-from rclpy.parameter import Parameter
-from rclpy.utilities import remove_ros_args
-
-from discrete_robot.errors import DiscreteRobotError
 from discrete_robot.model.description import package_config_path
-from discrete_robot.nodes.common import executor_for, init_with_stop_signal, shut_down, spin_until_stopped
+from discrete_robot.ros.processes import find_executable
 
-#: s, the interpreter's thread switch interval while every node shares one process (see main)
-SWITCH_INTERVAL_S = 1e-3
-#: s to wait for each node's spin thread after a stop (it sees the stop flag within spin_until_stopped's poll)
-SPIN_JOIN_S = 1.0
+#: s to wait for the nodes after a stop (each sees its stop flag within 0.1 s and shuts down within 1 s)
+STOP_WAIT_S = 1.5
+_PR_SET_PDEATHSIG = 1
 
 
 @dataclass(frozen=True)
@@ -66,64 +69,102 @@ COMPONENTS = (
 )
 
 
-def start_nodes(components, logger) -> list:
-    """Instantiate each component's node; report by name the ones that cannot start."""
-    nodes = []
-    for component in components:
+class NodeChild:
+    """One node's process: its output passes through to bringup's (line by line, so lines of different nodes
+    never mix) and its last error line is kept as the reason when it fails."""
+
+    def __init__(self, node: str, command: list[str]):
+        self.node, self.reason = node, ""
+        self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                        bufsize=1, preexec_fn=_die_with_parent, start_new_session=True,
+                                        env=dict(os.environ, PYTHONUNBUFFERED="1"))
+        self.reported = False
+        self._relay = threading.Thread(target=self._forward, daemon=True, name=node)
+        self._relay.start()
+
+    def _forward(self) -> None:
+        for line in self.process.stdout:
+            sys.stdout.write(line)
+            sys.stdout.flush()
+            if line.startswith(("[FATAL]", "[ERROR]")):
+                self.reason = line.split("]: ", 1)[-1].strip()
+
+    def stop(self) -> None:
+        # SIGTERM, which a node handles as Ctrl-C once running and which ends it without a traceback while it
+        # still imports (a terminal's Ctrl-C reaches bringup only: each node runs in a session of its own)
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+
+    def finish(self, timeout: float) -> int:
+        """The exit status, after SIGKILL if it has not exited within ``timeout`` s."""
         try:
-            overrides = [Parameter(name, value=value) for name, value in component.overrides]
-            nodes.append(component.node_class()(parameter_overrides=overrides))
-            logger.info(f"started {component.node}")
-        except (DiscreteRobotError, ImportError, StopIteration) as error:
-            logger.error(f"{component.node} failed to start: {error}")
-    return nodes
+            self.process.wait(timeout=max(timeout, 0.0))
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self._relay.join(1.0)
+        return self.process.returncode
+
+
+def _die_with_parent() -> None:
+    """In the child: end with SIGTERM when bringup itself dies (even by SIGKILL), so no node outlives it."""
+    with contextlib.suppress(OSError):     # not Linux: the nodes are stopped by bringup's own stop only
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+def node_command(component: Component, user_ros_args: list[str], model_file: str | None) -> list[str]:
+    """The node's executable with its config file, bringup's overrides and the user's ROS arguments."""
+    command = [find_executable(component.node), "--ros-args",
+               "--params-file", str(package_config_path(component.config))]
+    for name, value in component.overrides:
+        command += ["-p", f"{name}:={str(value).lower() if isinstance(value, bool) else value}"]
+    if component.arm_model and model_file:
+        command += ["-p", f"model_file:={model_file}"]
+    return command + user_ros_args
+
+
+def _log(level: str, message: str) -> None:
+    print(f"[{level}] [bringup]: {message}", flush=True)
 
 
 def main(args: list[str] | None = None) -> int:
+    from rclpy.utilities import remove_ros_args
+
     argv = sys.argv if args is None else ["bringup", *args]
     parser = argparse.ArgumentParser(prog="bringup", description=__doc__.splitlines()[0])
     parser.add_argument("--only", nargs="+", choices=[c.node for c in COMPONENTS], help="start only these nodes")
     parser.add_argument("--model-file", help="arm model YAML for the simulator, the planner and the manipulation node")
     options = parser.parse_args(remove_ros_args(argv)[1:])
     components = [c for c in COMPONENTS if not options.only or c.node in options.only]
-    missing = [c for c in components if not package_config_path(c.config).exists()]
-    components = [c for c in components if c not in missing]
-    params = [arg for c in components for arg in ("--params-file", str(package_config_path(c.config)))]
-    overrides = [f"{c.node}:model_file:={options.model_file}" for c in components
-                 if c.arm_model and options.model_file]
-    params += [arg for override in overrides for arg in ("-p", override)]
-    stop = init_with_stop_signal(["bringup", "--ros-args", *params, *_ros_args_of(argv)])
-    logger = rclpy.logging.get_logger("bringup")
-    for component in missing:
-        logger.error(f"{component.node} failed to start: no parameter file {package_config_path(component.config)}")
-    nodes = start_nodes(components, logger)
-    # One executor per node, each spun in its own thread. A single MultiThreadedExecutor for all of them spins
-    # hot whenever a ready callback waits for its busy group (a simulator's tick while the previous one runs):
-    # rclpy's executor then re-polls without blocking, and that loop took most of the interpreter (the GIL)
-    # from the simulators and the planner.
-    executors = [executor_for(type(node)) for node in nodes]
-    # The compiled kernels release the GIL; taking it back waits for the interpreter's switch interval (5 ms by
-    # default) whenever another node's thread runs Python meanwhile, and a simulator tick re-takes it after
-    # every step. A shorter interval keeps those waits small; much shorter ones (0.2 ms) made a long Python
-    # computation beside the simulators (a push plan) several times slower.
-    sys.setswitchinterval(SWITCH_INTERVAL_S)
-    threads = []
-    for node, executor in zip(nodes, executors, strict=True):
-        executor.add_node(node)
-        threads.append(threading.Thread(target=spin_until_stopped, args=(executor, stop), daemon=True,
-                                        name=node.get_name()))
-    try:
-        for thread in threads:
-            thread.start()
-        while threads and not stop.wait(0.1) and rclpy.ok():
-            pass
-        stop.set()
-        for thread in threads:
-            thread.join(SPIN_JOIN_S)
-    finally:
-        shut_down(executors, nodes)
-    return 0 if len(nodes) == len(components) and not missing else 1
-
+    stop = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.set())
+    failed = False
+    children = []
+    for component in components:
+        if not package_config_path(component.config).exists():
+            _log("ERROR", f"{component.node} failed to start: no parameter file "
+                          f"{package_config_path(component.config)}")
+            failed = True
+            continue
+        children.append(NodeChild(component.node, node_command(component, _ros_args_of(argv), options.model_file)))
+        _log("INFO", f"started {component.node} (pid {children[-1].process.pid})")
+    while children and not stop.wait(0.1):
+        for child in children:
+            if child.process.poll() is not None and not child.reported:
+                child.reported = True
+                child.finish(1.0)      # its last lines are through
+                failed = failed or child.process.returncode != 0
+                reason = child.reason or f"exit status {child.process.returncode}"
+                _log("ERROR", f"{child.node} failed to start: {reason}")
+        if all(child.reported for child in children):
+            break
+    for child in children:
+        child.stop()
+    deadline = time.monotonic() + STOP_WAIT_S
+    for child in children:
+        child.finish(deadline - time.monotonic())
+    return 1 if failed else 0
 
 def _ros_args_of(argv: list[str]) -> list[str]:
     """The user's own arguments after --ros-args (e.g. -p model_file:=...), without the marker."""

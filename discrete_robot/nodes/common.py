@@ -12,7 +12,7 @@ stopped by what it receives), and no success response leaves with a NaN or an
 infinity in it. The guard is a safety net; the core still refuses bad input with
 specific messages, which the guard passes on unchanged.
 
-Conventions every node module follows (tests and the composed bringup rely on them):
+Conventions every node module follows (tests and bringup rely on them):
 - the specs are a module-level list ``PARAMETERS`` of :class:`ParameterSpec`, so the
   config/launch consistency tests can read them without starting ROS;
 - the node class has ``NODE_NAME`` (also its key in ``config/<node>.yaml``) and takes
@@ -22,12 +22,14 @@ Conventions every node module follows (tests and the composed bringup rely on th
 
 import inspect
 import math
+import os
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 import rclpy
@@ -440,17 +442,17 @@ def shut_down(executors: Sequence[Executor], nodes: Sequence[Node], timeout_s: f
     rclpy.try_shutdown()
 
 
-def node_main(node_class: type[Node]) -> Callable[[Sequence[str] | None], int]:
-    """A console-script ``main`` that spins one node and shuts down cleanly on Ctrl-C.
+def node_main(node_class: type[Node]) -> Callable[[Sequence[str] | None], NoReturn]:
+    """A console-script ``main`` that spins one node, shuts down cleanly on Ctrl-C or SIGTERM and ends the process.
 
     A node that cannot start (invalid parameters or model file) logs why in one
     line and the process exits with status 1. Node classes name themselves in a
     class attribute ``NODE_NAME`` and take ``**kwargs`` for ``Node.__init__`` so
-    the composed bringup can build them too; a class with ``MULTI_THREADED = True``
+    they can also be composed in one process; a class with ``MULTI_THREADED = True``
     (long service calls beside a simulation timer) is spun by a MultiThreadedExecutor.
     """
 
-    def main(args: Sequence[str] | None = None) -> int:
+    def main(args: Sequence[str] | None = None) -> NoReturn:
         stop = init_with_stop_signal(args)
         node = None
         executor = executor_for(node_class)
@@ -464,6 +466,11 @@ def node_main(node_class: type[Node]) -> Callable[[Sequence[str] | None], int]:
             status = 1
         finally:
             shut_down([executor], [node] if node is not None else [])
-        return status
+        # Everything is shut down and logged: end now. The interpreter's own teardown (finalising the middleware
+        # and the compiled-code runtime) takes another 0.5-1 s, which a launch system or bringup stopping many
+        # nodes would wait for.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(status)
 
     return main

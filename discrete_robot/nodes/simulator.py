@@ -27,6 +27,7 @@ provides its world through a few hooks (:meth:`~SimulatorNode.advance_world`, ``
   conserved-quantity drift and failed steps.
 """
 
+import sys
 import time
 from collections.abc import Sequence
 
@@ -67,6 +68,9 @@ MAX_CATCH_UP_TICKS = 5
 DIAGNOSTICS_PERIOD_S = 1.0
 #: s, clock messages carry nanoseconds: a followed time this close to a tick of the grid is on it
 FOLLOW_TOLERANCE_S = 1e-6
+#: s of wall time without /clock after which a follower publishes its state at its own rate (no leader running;
+#: a shorter silence is a busy leader, and publishing then would repeat stamps)
+LEADER_SILENCE_S = 1.0
 
 
 def simulator_parameters(time_step: float, publish_rate: float) -> list[ParameterSpec]:
@@ -280,7 +284,7 @@ class SimulatorNode(GuardedNode):
             self.tick()
 
     def _publish_without_clock(self) -> None:
-        if time.monotonic() - self._last_clock_wall > 2.0 / self.publish_rate:
+        if time.monotonic() - self._last_clock_wall > LEADER_SILENCE_S:
             self.publish_all(tf=False)
 
     def steps_due(self) -> int:
@@ -304,20 +308,30 @@ class SimulatorNode(GuardedNode):
             return
         start = time.perf_counter()
         steps = self.steps_due()
-        if steps < 0:
-            deadline = start + AS_FAST_AS_POSSIBLE_SHARE / self.publish_rate
-            while time.perf_counter() < deadline and not self.paused:
-                if not self._advance(1):
-                    break
-        elif steps > 0:
-            self._advance(steps)
-        else:
+        if steps == 0:
             return
+        if self.follow_clock:
+            # a follower must reach the leader's time, so it drops nothing; it catches up over several ticks
+            self._advance(min(steps, MAX_CATCH_UP_TICKS * int(np.ceil(1.0 / (self.publish_rate * self.time_step)))))
+        elif steps < 0:
+            self._advance_within(sys.maxsize, start + AS_FAST_AS_POSSIBLE_SHARE / self.publish_rate)
+        else:
+            self._advance_within(steps, start + 1.0 / self.publish_rate)
         self.publish_all()
-        if self.real_time_factor > 0.0 and time.perf_counter() - start > 1.0 / self.publish_rate:
-            # rate-limited before reaching rclpy's logger, whose throttled calls still inspect the caller's source
-            self.refusals.warning("keep up", "the simulation cannot keep up with publish_rate x real_time_factor; "
-                                             "lower real_time_factor or raise time_step")
+
+    def _advance_within(self, steps: int, deadline: float) -> None:
+        """Advance by up to ``steps``, in chunks sized from the measured step cost, until ``deadline``
+        (perf_counter s). Steps that do not fit are dropped: the world then runs slower than requested (which
+        the diagnostics report) and the node keeps serving instead of stepping for seconds."""
+        while steps > 0 and not self.paused:
+            room = deadline - time.perf_counter()
+            if room <= 0.0:
+                return
+            cost = self._step_wall_s / self._steps if self._steps else 0.0
+            chunk = 1 if cost == 0.0 else max(1, min(steps, int(room / cost)))
+            if not self._advance(chunk):
+                return
+            steps -= chunk
 
     def _advance(self, steps: int) -> bool:
         """Advance by ``steps``; a failure is reported and handled by ``on_step_failure``. True when it worked."""
@@ -366,7 +380,11 @@ class SimulatorNode(GuardedNode):
         elif self._failed_steps:
             level, message = DiagnosticStatus.WARN, f"{self._failed_steps} failed steps since start"
         elif self.real_time_factor > 0.0 and achieved < 0.9 * self.real_time_factor and not self.follow_clock:
+            # over the window, not per tick: a late tick is made up by the next (RealTimePacer)
             level, message = DiagnosticStatus.WARN, "slower than the requested real-time factor"
+            self.refusals.warning("keep up", f"the simulation runs at {achieved:.2f}x real time, below the "
+                                             f"requested real_time_factor {self.real_time_factor:g}; lower "
+                                             "real_time_factor, raise time_step or lower publish_rate")
         status = DiagnosticStatus(level=level, name=f"{self.get_name()}: simulation", message=message,
                                   hardware_id=self.hardware_id,
                                   values=[KeyValue(key=k, value=f"{v:.6g}") for k, v in values.items()])

@@ -1,6 +1,6 @@
 """``python -m discrete_robot experiment <name>``: recorded experiments against the live nodes.
 
-With ``--start-bringup`` (the default for ``demo``) the composed bringup is
+With ``--start-bringup`` (the default for ``demo``) ``bringup`` (every node) is
 started first and stopped (Ctrl-C semantics) at the end; otherwise the nodes
 must already run (a launch file or ``bringup``).
 """
@@ -25,11 +25,11 @@ ALL = list(SUMMARIES)
 
 def add_commands(parser, common) -> None:
     names = parser.add_subparsers(dest="name", metavar="name", required=True)
-    summaries = {**SUMMARIES, "demo": "start the composed bringup, run every experiment, stop"}
+    summaries = {**SUMMARIES, "demo": "start bringup, run every experiment, stop"}
     for name, summary in summaries.items():
         sub = names.add_parser(name, parents=[common], help=summary, description=summary)
         sub.add_argument("--start-bringup", action="store_true",
-                         help="start the composed bringup for the run (demo always does)")
+                         help="start bringup (every node) for the run (demo always does)")
         sub.add_argument("--no-record", action="store_true", help="do not write an MCAP file")
         if name == "push-to-pose":
             _push_arguments(sub)

@@ -1,6 +1,6 @@
 """Recorded experiments against the live nodes, over ROS.
 
-Each experiment talks to running nodes (the composed bringup or a launch),
+Each experiment talks to running nodes (bringup or a launch),
 returns a summary dict and writes its plots; :func:`run` wraps any of them
 with an MCAP recording of every topic and a summary.json.
 
@@ -43,7 +43,7 @@ from discrete_robot.ros.session import RosSession
 
 logger = logging.getLogger(__name__)
 
-DEMO_ARM = "planar_2link"          # the composed bringup's arm (and its scene, config/table_scene_planar_2link.yaml)
+DEMO_ARM = "planar_2link"          # bringup's arm (and its scene, config/table_scene_planar_2link.yaml)
 DEMO_PUSH_GOAL = (1.06, 0.0, 0.35)  # m, m, rad: 4 cm back and 20 degrees round from the scene's start
 PLAN_START = (-math.pi / 2, 0.0)  # hanging (gravity -y): the motors have torque to spare at the start
 PLAN_GOAL = (0.0, math.pi / 2)

@@ -128,3 +128,25 @@ def test_tf_holds_every_link_of_both_robots_on_one_clock(ros):
                                   predicate=lambda m: "space_robot_node" in m.status[0].name).status[0]
     values = {kv.key: float(kv.value) for kv in status.values}
     assert values["angular_momentum_drift_kg_m2_s"] < 1e-9 and values["failed_steps"] == 0
+
+
+def test_a_world_that_cannot_keep_up_says_so_and_keeps_serving(ros):
+    """100x real time at 0.1 ms steps is beyond this machine: each tick steps for at most its period and drops
+    the rest, the diagnostics and the log say how far behind it runs, and services still answer promptly."""
+    import time
+
+    from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
+    from std_srvs.srv import Trigger
+
+    node = ros.start("discrete_robot_node", params={"real_time_factor": 100.0, "time_step": 1e-4})
+    status = ros.wait_for_message("/diagnostics", DiagnosticArray, timeout=30.0,
+                                  predicate=lambda m: m.status[0].level == DiagnosticStatus.WARN).status[0]
+    assert "slower than the requested real-time factor" in status.message
+    values = {kv.key: float(kv.value) for kv in status.values}
+    assert 0.0 < values["real_time_factor_achieved"] < 90.0
+    ros.spin_until(lambda: "below the requested real_time_factor 100" in node.log(), 10.0)
+    assert "below the requested real_time_factor 100" in node.log()
+    sent = time.monotonic()
+    assert ros.call(Trigger, "simulation/pause", Trigger.Request(), timeout=5.0).success
+    assert time.monotonic() - sent < 1.0
+    assert node.alive()

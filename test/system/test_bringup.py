@@ -1,4 +1,4 @@
-"""The composed bringup runs the whole system in one process, and stops cleanly."""
+"""bringup runs the whole system, each node in its own process, reports a node that fails, and stops cleanly."""
 
 import math
 import time
@@ -69,6 +69,10 @@ def test_a_node_that_fails_to_start_is_reported_by_name(ros, tmp_path):
                       "    mass: -1.0\n    com: [0.5, 0.0, 0.0]\n    inertia: [0.01, 0.01, 0.01]\n")
     bringup = ros.start("bringup", args=["--model-file", str(broken)])
     ros.wait_for_message("space_robot/joint_states", JointState, timeout=30.0)  # the others run on
+    # each node starts in its own process: a failure is reported when that process ends, whenever that is
+    ros.spin_until(lambda: all(f"{node} failed to start" in bringup.log()
+                               for node in ("discrete_robot_node", "trajectory_planner_node")), 30.0)
+    assert bringup.alive()
     status = bringup.stop(timeout=10.0)
     log = bringup.log()
     assert "discrete_robot_node failed to start" in log
@@ -86,6 +90,7 @@ def test_a_bad_parameter_of_one_node_is_reported_in_one_line_and_the_others_run_
     bringup = ros.start("bringup", ros_args=("--params-file", str(override)))
     ros.wait_for_message("joint_states", JointState, timeout=30.0)
     ros.wait_for_service(PredictPush, "predict_push", timeout=30.0)
+    ros.spin_until(lambda: "space_robot_node failed to start" in bringup.log(), 30.0)
     status = bringup.stop(timeout=10.0)
     log = bringup.log()
     assert "space_robot_node failed to start: space_robot_node: invalid parameter time_step" in log, log

@@ -1,4 +1,4 @@
-"""Static checks of launch/, config/ and the composed bringup: what they name exists and agrees.
+"""Static checks of launch/, config/ and bringup: what they name exists and agrees.
 
 `launch` is not installable everywhere (it is not on PyPI), so the launch files
 are read as Python syntax trees; where `launch` is importable the files are
@@ -101,7 +101,7 @@ def test_config_values_have_the_declared_types(component):
             assert all(type(v) is type(default[0]) for v in value), name
 
 
-def test_composed_bringup_matches_the_launch_files():
+def test_bringup_matches_the_launch_files():
     from_launch = {(n["name"], n["config"]) for p in CAPABILITY_LAUNCH_FILES for n in launched_nodes(p)}
     assert from_launch == {(c.node, c.config) for c in COMPONENTS}
     for component in COMPONENTS:
@@ -149,7 +149,7 @@ def test_bringup_gives_the_arm_model_to_the_same_nodes_as_the_launch_file():
     assert with_model == {c.launch_file for c in COMPONENTS if c.arm_model}
 
 
-def test_bringup_has_one_clock_in_the_launch_file_and_the_composed_bringup():
+def test_bringup_has_one_clock_in_the_launch_file_and_in_bringup():
     """Exactly one simulator publishes /clock; the other follows it, in both ways of starting the system."""
     fixed = {name: arguments for name, (_, arguments) in bringup_includes().items()}
     assert fixed["space_robot.launch.py"] == {"publish_clock": "false"}

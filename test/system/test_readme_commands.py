@@ -38,7 +38,7 @@ NOT_RUN = {
     "colcon build": "needs colcon and a system ROS 2 (this machine has the embedded runtime only)",
     "source install/setup.bash": "sources the colcon workspace's setup (a shell built-in, no workspace here)",
     "ros2 launch": "needs the `ros2` CLI and `launch` of a system ROS 2 (not on PyPI); the launch files are "
-                   "checked by test/system/test_launch_files.py, the composed equivalent runs below",
+                   "checked by test/system/test_launch_files.py, bringup, its equivalent, runs below",
     "ros2 run": "needs the `ros2` CLI of a system ROS 2; the node executables run in test/nodes/",
 }
 
@@ -189,7 +189,7 @@ def test_readme_command_exits_0(command, tmp_path, request):
     assert result.returncode == 0, failure(result, argv)
 
 
-# Outside the code blocks the README gives the composed bringup's synopsis:
+# Outside the code blocks the README gives bringup's synopsis:
 # `.venv/bin/bringup [--only discrete_robot_node ...] [--model-file arm.yaml]`. It runs until Ctrl-C, so it
 # is run with the options of the synopsis, stopped by SIGINT once it publishes, and must exit 0.
 BRINGUP = re.search(r"`(\.venv/bin/bringup [^`]*)`", README)
