@@ -322,6 +322,10 @@ class DiscreteRobotNode(SimulatorNode):
     def world_time(self) -> float:
         return self.simulation.time
 
+    @world_time.setter
+    def world_time(self, seconds: float) -> None:
+        self.simulation.time = seconds
+
     def advance_world(self, steps: int) -> None:
         self.simulation.step(steps, self.torques)
 

@@ -9,8 +9,8 @@ provides its world through a few hooks (:meth:`~SimulatorNode.advance_world`, ``
   ``time_step`` (``real_time_factor`` 0: as many steps as fit in the tick). With ``publish_clock`` the node
   publishes ``/clock`` (rosgraph_msgs/Clock) from its simulated time; without, it follows ``/clock``
   (it advances its world up to the time received and publishes each ``1 / publish_rate`` of that clock's
-  simulated seconds, or on every clock message when the leader ticks more slowly), so a system has one clock and
-  every world in it runs on that clock. A tick advances the world by the wall time since the previous tick
+  simulated seconds, or on every clock message when the leader ticks more slowly; a world joining a running
+  system starts at its time), so a system has one clock and every world in it runs on that clock. A tick advances the world by the wall time since the previous tick
   (times ``real_time_factor``), so a late tick does not lose simulated time. Every message a
   simulator publishes is stamped with its simulated time.
 - **TF** (``publish_tf``): the pose of every URDF link on ``/tf`` each tick and the fixed joints once on
@@ -189,7 +189,11 @@ class SimulatorNode(GuardedNode):
 
     @property
     def world_time(self) -> float:
-        """Simulated time, s."""
+        """Simulated time, s (settable: a follower starts at the time of the clock it joins)."""
+        raise NotImplementedError
+
+    @world_time.setter
+    def world_time(self, seconds: float) -> None:
         raise NotImplementedError
 
     def advance_world(self, steps: int) -> None:
@@ -244,7 +248,9 @@ class SimulatorNode(GuardedNode):
         self._followed_ticks = FollowedTicks(1.0 / self.publish_rate)
         self._followed_time: float | None = None
         self._steps = self._step_wall_s = self._failed_steps = 0
-        self._window = (time.monotonic(), self.world_time)
+        # the diagnostics' window: wall and simulated time at its start, and whether the world was running then
+        # (start-up and pauses are no slowness)
+        self._window = (time.monotonic(), self.world_time, False)
         self.clock_pub = None if self.follow_clock else self.create_publisher(ClockMsg, "/clock", CLOCK_QOS)
         if self.follow_clock:
             self.create_subscription(ClockMsg, "/clock", self._on_clock, CLOCK_QOS)
@@ -278,7 +284,12 @@ class SimulatorNode(GuardedNode):
         self.publish_all()
 
     def _on_clock(self, msg: ClockMsg) -> None:
-        self._followed_time = msg.clock.sec + msg.clock.nanosec * 1e-9
+        followed = msg.clock.sec + msg.clock.nanosec * 1e-9
+        if self._followed_time is None:
+            # joining a running system: the world starts (from its initial state) at the system's time, instead
+            # of simulating the time before it joined
+            self.world_time = followed
+        self._followed_time = followed
         self._last_clock_wall = time.monotonic()
         if self._followed_ticks.due(self._followed_time):
             self.tick()
@@ -366,8 +377,8 @@ class SimulatorNode(GuardedNode):
 
     def publish_diagnostics(self) -> None:
         now, sim_now = time.monotonic(), self.world_time
-        wall0, sim0 = self._window
-        self._window = (now, sim_now)
+        wall0, sim0, was_running = self._window
+        self._window = (now, sim_now, self._steps > 0 and not self.paused)
         achieved = (sim_now - sim0) / max(now - wall0, 1e-9)
         step_cost = self._step_wall_s / self._steps if self._steps else 0.0
         values = {"real_time_factor_achieved": achieved, "real_time_factor_requested": self.real_time_factor,
@@ -379,7 +390,8 @@ class SimulatorNode(GuardedNode):
             message = "paused"
         elif self._failed_steps:
             level, message = DiagnosticStatus.WARN, f"{self._failed_steps} failed steps since start"
-        elif self.real_time_factor > 0.0 and achieved < 0.9 * self.real_time_factor and not self.follow_clock:
+        elif (was_running and self.real_time_factor > 0.0 and achieved < 0.9 * self.real_time_factor
+              and not self.follow_clock):
             # over the window, not per tick: a late tick is made up by the next (RealTimePacer)
             level, message = DiagnosticStatus.WARN, "slower than the requested real-time factor"
             self.refusals.warning("keep up", f"the simulation runs at {achieved:.2f}x real time, below the "
@@ -402,6 +414,7 @@ class SimulatorNode(GuardedNode):
     def _on_resume(self, request, response):
         self.paused = False
         self._pacer.hold(time.monotonic())
+        self._window = (time.monotonic(), self.world_time, True)
         response.success, response.message = True, f"resumed at t = {self.world_time:.6f} s"
         return response
 

@@ -133,6 +133,10 @@ class SpaceRobotNode(SimulatorNode):
     def world_time(self) -> float:
         return self.simulator.time
 
+    @world_time.setter
+    def world_time(self, seconds: float) -> None:
+        self.simulator.time = seconds
+
     def advance_world(self, steps: int) -> None:
         self.simulator.advance(self.time_step, steps)
 
