@@ -10,9 +10,9 @@ provides its world through a few hooks (:meth:`~SimulatorNode.advance_world`, ``
   publishes ``/clock`` (rosgraph_msgs/Clock) from its simulated time; without, it follows ``/clock``
   (it advances its world up to the time received and publishes each ``1 / publish_rate`` of that clock's
   simulated seconds, or on every clock message when the leader ticks more slowly; a world joining a running
-  system starts at its time), so a system has one clock and every world in it runs on that clock. A tick advances the world by the wall time since the previous tick
-  (times ``real_time_factor``), so a late tick does not lose simulated time. Every message a
-  simulator publishes is stamped with its simulated time.
+  system starts at its time), so a system has one clock and every world in it runs on that clock. A tick
+  advances the world by the wall time since the previous tick (times ``real_time_factor``), so a late tick
+  does not lose simulated time. Every message a simulator publishes is stamped with its simulated time.
 - **TF** (``publish_tf``): the pose of every URDF link on ``/tf`` each tick and the fixed joints once on
   ``/tf_static``, frames named as in the URDF with ``frame_prefix`` (``world``, the inertial frame both
   robots share, is never prefixed). A floating base's ``world`` -> base is published either way
