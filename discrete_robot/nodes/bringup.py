@@ -84,10 +84,13 @@ class NodeChild:
 
     def _forward(self) -> None:
         for line in self.process.stdout:
-            sys.stdout.write(line)
-            sys.stdout.flush()
             if line.startswith(("[FATAL]", "[ERROR]")):
                 self.reason = line.split("]: ", 1)[-1].strip()
+            # keep draining when bringup's own output is gone (a closed pipe): a node blocked on a full pipe
+            # would stop serving
+            with contextlib.suppress(OSError, ValueError):
+                sys.stdout.write(line)
+                sys.stdout.flush()
 
     def stop(self) -> None:
         # SIGTERM, which a node handles as Ctrl-C once running and which ends it without a traceback while it
@@ -124,7 +127,8 @@ def node_command(component: Component, user_ros_args: list[str], model_file: str
 
 
 def _log(level: str, message: str) -> None:
-    print(f"[{level}] [bringup]: {message}", flush=True)
+    with contextlib.suppress(OSError, ValueError):      # bringup's output closed: the nodes run on regardless
+        print(f"[{level}] [bringup]: {message}", flush=True)
 
 
 def main(args: list[str] | None = None) -> int:
