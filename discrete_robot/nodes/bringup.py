@@ -145,13 +145,14 @@ def main(args: list[str] | None = None) -> int:
         signal.signal(sig, lambda *_: stop.set())
     failed = False
     children = []
+    user_ros_args = _ros_args_of(argv)
     for component in components:
         if not package_config_path(component.config).exists():
             _log("ERROR", f"{component.node} failed to start: no parameter file "
                           f"{package_config_path(component.config)}")
             failed = True
             continue
-        children.append(NodeChild(component.node, node_command(component, _ros_args_of(argv), options.model_file)))
+        children.append(NodeChild(component.node, node_command(component, user_ros_args, options.model_file)))
         _log("INFO", f"started {component.node} (pid {children[-1].process.pid})")
     while children and not stop.wait(0.1):
         for child in children:

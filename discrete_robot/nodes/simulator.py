@@ -330,6 +330,11 @@ class SimulatorNode(GuardedNode):
             self._advance_within(steps, start + 1.0 / self.publish_rate)
         self.publish_all()
 
+    @property
+    def step_cost(self) -> float:
+        """Mean wall time of one step since start, s (0 before the first)."""
+        return self._step_wall_s / self._steps if self._steps else 0.0
+
     def _advance_within(self, steps: int, deadline: float) -> None:
         """Advance by up to ``steps``, in chunks sized from the measured step cost, until ``deadline``
         (perf_counter s). Steps that do not fit are dropped: the world then runs slower than requested (which
@@ -338,7 +343,7 @@ class SimulatorNode(GuardedNode):
             room = deadline - time.perf_counter()
             if room <= 0.0:
                 return
-            cost = self._step_wall_s / self._steps if self._steps else 0.0
+            cost = self.step_cost
             chunk = 1 if cost == 0.0 else max(1, min(steps, int(room / cost)))
             if not self._advance(chunk):
                 return
@@ -380,9 +385,8 @@ class SimulatorNode(GuardedNode):
         wall0, sim0, was_running = self._window
         self._window = (now, sim_now, self._steps > 0 and not self.paused)
         achieved = (sim_now - sim0) / max(now - wall0, 1e-9)
-        step_cost = self._step_wall_s / self._steps if self._steps else 0.0
         values = {"real_time_factor_achieved": achieved, "real_time_factor_requested": self.real_time_factor,
-                  "step_cost_s": step_cost, "time_step_s": self.time_step, "sim_time_s": sim_now,
+                  "step_cost_s": self.step_cost, "time_step_s": self.time_step, "sim_time_s": sim_now,
                   "steps": float(self._steps), "failed_steps": float(self._failed_steps),
                   **self.diagnostic_values()}
         level, message = DiagnosticStatus.OK, "running"
