@@ -30,6 +30,12 @@ def test_all_nodes_up_plan_moves_the_arm_push_is_answered_and_sigint_is_clean(ro
     ros.wait_for_message("joint_states", JointState, timeout=10.0, predicate=lambda m: max(map(abs, m.velocity)) > 0.5)
     request = PlanTrajectory.Request(joint_names=list(start.name), method="min_time",
                                      waypoints=[JointTrajectoryPoint(positions=goal)])
+    # the planner runs in its own process: its service can be up before it has heard the arm. Probe with
+    # from_current_state (refused, and nothing published, while the arm's state is unknown) until it has.
+    probe = PlanTrajectory.Request(joint_names=list(start.name), method="min_time", from_current_state=True,
+                                   waypoints=[JointTrajectoryPoint(positions=goal)])
+    ros.spin_until(lambda: "state is unknown" not in ros.call(PlanTrajectory, "plan_trajectory", probe).message,
+                   20.0)
     refused = ros.call(PlanTrajectory, "plan_trajectory", request, timeout=60.0)
     assert not refused.success and "the arm is moving" in refused.message
     hold = JointTrajectory(joint_names=list(start.name),
