@@ -17,15 +17,13 @@ continuously by RK45.
 from typing import Protocol
 
 import numpy as np
-from scipy.integrate import solve_ivp
-from scipy.linalg import cho_factor, cho_solve
 
 from discrete_robot.discrete import IntegratorKind
 from discrete_robot.discrete.dissipation import Dissipation
 from discrete_robot.discrete.dynamic_model import DiscreteDynamicModel
 from discrete_robot.discrete.partial_difference import PathOperator
 from discrete_robot.errors import ConvergenceError, InputError
-from discrete_robot.model.lagrangian import LagrangianSystem, accelerations
+from discrete_robot.model.lagrangian import LagrangianSystem, accelerations, solve_mass_matrix
 from discrete_robot.variational.midpoint import MidpointVariationalIntegrator
 
 RK45_RTOL = 1e-10
@@ -76,7 +74,7 @@ class VariationalStepper:
         q, qd = np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
         p = self.system.mass_matrix(q) @ qd
         q1, p1 = self.integrator.step(q, p, h, force=_with_dissipation(self.dissipation, tau, qd))
-        return q1, cho_solve(cho_factor(self.system.mass_matrix(q1)), p1)
+        return q1, solve_mass_matrix(self.system.mass_matrix(q1), p1)
 
 
 class RK45Stepper:
@@ -87,6 +85,9 @@ class RK45Stepper:
         self.system, self.rtol, self.atol, self.dissipation = system, rtol, atol, dissipation
 
     def step(self, q, qd, tau, h):
+        # imported here: scipy.integrate costs a node ~0.7 s at start-up, and RK45 is only the reference
+        from scipy.integrate import solve_ivp
+
         n = self.system.dof
         q, qd, tau = (np.asarray(v, dtype=float) for v in (q, qd, tau))
         for name, value in (("q", q), ("qd", qd), ("tau", tau)):

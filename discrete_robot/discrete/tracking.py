@@ -26,7 +26,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.interpolate import CubicHermiteSpline, CubicSpline
 
 from discrete_robot.errors import InputError
 
@@ -60,6 +59,11 @@ class TrajectoryReference:
         self._final = positions[-1]
         self._times = times
         self._efforts = efforts
+        # imported here: scipy.interpolate takes ~0.8 s to import, which the arm's node would otherwise pay
+        # at start-up before its first message (issue 10: first message within 2 s) for a trajectory it
+        # may never receive
+        from scipy.interpolate import CubicHermiteSpline, CubicSpline
+
         if times.size == 1:
             self._spline = None
         elif velocities is not None:

@@ -14,12 +14,12 @@ All methods except the Newton–Euler ones accept q of shape (..., n) (``vectori
 """
 
 import numpy as np
-from scipy.linalg import cho_factor, cho_solve
 
 from discrete_robot.errors import InputError, ModelError
 from discrete_robot.model import compiled
 from discrete_robot.model.description import RobotModel
 from discrete_robot.model.kinematics import KinematicTree, kinematic_tree
+from discrete_robot.model.lagrangian import solve_mass_matrix
 
 
 class RigidBodySystem:
@@ -156,7 +156,7 @@ class RigidBodySystem:
         tau = np.asarray(tau, dtype=float)
         if tau.shape != (self.dof,):
             raise InputError(f"tau: expected {self.dof} values, got shape {tau.shape}")
-        return cho_solve(cho_factor(self.mass_matrix(q)), tau - self.bias_forces(q, qd))
+        return solve_mass_matrix(self.mass_matrix(q), tau - self.bias_forces(q, qd))
 
     def kinetic_energy(self, q, qd) -> float:
         """T = ½ q̇ᵀ M(q) q̇, J."""

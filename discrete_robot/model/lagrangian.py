@@ -52,6 +52,15 @@ def velocity_product_forces(dM: np.ndarray, qd: np.ndarray) -> np.ndarray:
             - 0.5 * np.einsum("...kij,...i,...j->...k", dM, qd, qd))
 
 
+def solve_mass_matrix(mass_matrix: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """M⁻¹ rhs by one Cholesky factorisation of the symmetric positive-definite M (rhs (n,) or (n, k)); raises
+    ``np.linalg.LinAlgError`` when M is not positive definite."""
+    # imported here: scipy.linalg costs a node ~0.3 s at start-up (issue 10: first message within 2 s of start)
+    from scipy.linalg import cho_factor, cho_solve
+
+    return cho_solve(cho_factor(mass_matrix), rhs)
+
+
 def accelerations(system: LagrangianSystem, q, qd, tau) -> np.ndarray:
     """q̈ = M⁻¹ (τ − C(q, q̇) q̇ − ∂V/∂q) from the protocol, rad/s² or m/s².
 

@@ -9,9 +9,9 @@ validated inputs, the terms as arrays, forward and inverse dynamics and the mome
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.linalg import cho_factor, cho_solve
 
 from discrete_robot.errors import ModelError
+from discrete_robot.model.lagrangian import solve_mass_matrix as solve_spd
 from discrete_robot.space import compiled
 from discrete_robot.space.kinematics import evaluated
 from discrete_robot.space.loads import validate_joint_torques, validate_loads
@@ -80,7 +80,7 @@ def arm_dof_indices(robot: SpaceRobot) -> list[np.ndarray]:
 def solve_mass_matrix(robot: SpaceRobot, mass_matrix: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """M⁻¹ rhs by one dense Cholesky factorisation; ModelError if M is not positive definite."""
     try:
-        return cho_solve(cho_factor(mass_matrix), rhs)
+        return solve_spd(mass_matrix, rhs)
     except np.linalg.LinAlgError:
         raise ModelError(f"robot '{robot.name}': the mass matrix is not positive definite "
                          f"(a body has no inertia along a direction its joint moves it)") from None
