@@ -215,14 +215,6 @@ def mat_mul_add(A, B, out):
 
 
 @njit
-def mat_mul_t_add(A, B, out):
-    """out += A Bᵀ (3x3)."""
-    for i in range(3):
-        for j in range(3):
-            out[i, j] += A[i, 0] * B[j, 0] + A[i, 1] * B[j, 1] + A[i, 2] * B[j, 2]
-
-
-@njit
 def mat_vec_add(A, v, out):
     """out += A v (3x3 by 3)."""
     for i in range(3):

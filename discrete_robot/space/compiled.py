@@ -43,7 +43,9 @@ Partial derivatives are stored per *slot*: the 3-row blocks of w that body b dep
 V0, slot 1 = ω0, slot 2 + k = the k-th link on b's path (its own link last). ``X[b, s]`` and
 ``Y[b, s]`` are the slot-s blocks of ∂Ω_b/∂w and ∂V_b/∂w (the paper's layout, (rows of w) x 3).
 The mass matrix in u = [V0, ω0, joint rates] is accumulated directly, each slot block projected
-on its joint's motion subspace S, so M_w is never formed.
+on its joint's motion subspace S, so M_w is never formed. The sums over bodies in M and h are grouped
+by subtree (for M, Walker & Orin's composite rigid bodies, "Efficient dynamic computer simulation of robotic
+mechanisms"): M costs O(bodies x depth) 3x3 products, h O(bodies).
 
 Loads are flat arrays too (:func:`pack_loads`): per load its body, force, moment, application
 point (NaN = the body's CoM) and frame (1 = body, 0 = world).
@@ -60,7 +62,6 @@ from discrete_robot.geometry3d import (
     cross_add,
     mat_mul,
     mat_mul_add,
-    mat_mul_t_add,
     mat_t_vec,
     mat_vec,
     mat_vec_add,
@@ -155,10 +156,10 @@ class Workspace:
             np.zeros((nb, 3, 3)),          # 4 motion subspaces S (columns 0..ndof-1)
             np.zeros((nb, slots, 3, 3)),   # 5 X = ∂Ω/∂w
             np.zeros((nb, slots, 3, 3)),   # 6 Y = ∂V/∂w
-            np.zeros((nb, slots, 3, 3)),   # 7 d/dt X
-            np.zeros((nb, slots, 3, 3)),   # 8 d/dt Y
-            np.zeros((nb, slots, 3, 3)),   # 9 E-term stack B(b, i)
-            np.zeros((nb, slots, 3, 3)),   # 10 E-term stack A(b, i)
+            np.zeros((nb, 6, 6)),          # 7 T_b, the partials' recursion map
+            np.zeros((nb, 6)),             # 8 subtree momenta P_b
+            np.zeros((nb, 6)),             # 9 their rates Ṗ_b at u̇ = 0
+            np.zeros((nb, 6, 6)),          # 10 composite inertias C_b of the subtrees
             np.zeros((nb, 3)),             # 11 Ω_b
             np.zeros((nb, 3)),             # 12 V_b
             np.zeros((nb, 3)),             # 13 ω_b (relative)
@@ -256,9 +257,12 @@ def configuration(model, work, base_q, joint_q, angles, base_position):
 @njit
 def partial_derivatives(model, work):
     """X_b = ∂Ω_b/∂w and Y_b = ∂V_b/∂w per slot, eqs. (30), (32), (34)–(37), (42)–(45):
-    inherited slots X_b = X_p A_b, Y_b = (Y_p + X_p [r_p]) A_b + X_b [R_b]; own slot X = I, Y = [R_b]."""
+    inherited slots X_b = X_p A_b, Y_b = (Y_p + X_p [r_p]) A_b + X_b [R_b]; own slot X = I, Y = [R_b].
+
+    The inherited slots are [X_b | Y_b] = [X_p | Y_p] T_b with T_b = [[A_b, [r_p] A_b + A_b [R_b]], [0, A_b]]
+    (6x6), stored per body for the sums grouped by subtree (:func:`mass_matrix`, :func:`bias_forces`)."""
     ints, offset, com = model[0], model[4], model[5]
-    relative, X, Y = work[0], work[5], work[6]
+    relative, X, Y, T = work[0], work[5], work[6], work[7]
     X[0] = 0.0
     Y[0] = 0.0
     X[0, 1] = np.eye(3)
@@ -279,46 +283,97 @@ def partial_derivatives(model, work):
             mat_mul_add(X[b, s], Rx, Y[b, s])
         X[b, own] = np.eye(3)
         Y[b, own] = Rx
+        T[b] = 0.0
+        T[b, :3, :3] = A
+        T[b, 3:, 3:] = A
+        mat_mul(rx, A, carried)
+        mat_mul_add(A, Rx, carried)
+        T[b, :3, 3:] = carried
+
+
+@njit
+def _spatial_congruence_add(T, C, product, out):
+    """out += T C Tᵀ (6x6; ``product`` a 6x6 scratch array)."""
+    for i in range(6):
+        for j in range(6):
+            value = 0.0
+            for k in range(6):
+                value += T[i, k] * C[k, j]
+            product[i, j] = value
+    for i in range(6):
+        for j in range(6):
+            value = 0.0
+            for k in range(6):
+                value += product[i, k] * T[j, k]
+            out[i, j] += value
+
+
+@njit
+def composite_inertias(model, work):
+    """C_b: the inertia of the subtree rooted at body b moving rigidly with it, 6x6 over (Ω_b, V_b) in b's
+    frame at b's CoM (kg m², kg m, kg): C_b = diag(I_b, m_b 1) + Σ_children T_c C_c T_cᵀ, T_c the map
+    [X_js | Y_js] -> [X_cs | Y_cs] of :func:`partial_derivatives` (joint c held)."""
+    ints, mass, inertia = model[0], model[6], model[7]
+    T, C = work[7], work[10]
+    nb = ints.shape[0]
+    for b in range(nb):
+        C[b] = 0.0
+        C[b, :3, :3] = inertia[b]
+        for i in range(3):
+            C[b, 3 + i, 3 + i] = mass[b]
+    product = np.empty((6, 6))
+    for b in range(nb - 1, 0, -1):      # children before parents: parents come first in the body order
+        _spatial_congruence_add(T[b], C[b], product, C[ints[b, PARENT]])
 
 
 @njit
 def mass_matrix(model, work):
-    """M = Gᵀ M_w G with M_w = Σ_b Y_b m_b Y_bᵀ + X_b I_b X_bᵀ, summed slot block by slot block (kg, kg m²)."""
-    ints, path, mass, inertia = model[0], model[1], model[6], model[7]
-    S, X, Y, M = work[4], work[5], work[6], work[16]
+    """M = Gᵀ M_w G with M_w = Σ_b Y_b m_b Y_bᵀ + X_b I_b X_bᵀ (kg, kg m²), the sum grouped by subtree.
+
+    Slot t of body j (its own slot, and for the base both of its slots) moves j's whole subtree and nothing
+    else, so for every slot s of j the (s, t) block of M_w is Φ_js C_j Φ_jtᵀ, with Φ_js = [X_js | Y_js] and C_j
+    the subtree's composite inertia (:func:`composite_inertias`). This grouping (Walker & Orin's composite
+    rigid bodies) costs O(bodies x depth) 3x3 products, summing body by body O(bodies x depth²)."""
+    ints, path = model[0], model[1]
+    S, X, Y, M, C = work[4], work[5], work[6], work[16], work[10]
+    composite_inertias(model, work)
     M[:, :] = 0.0
+    G = np.empty((6, 3))
     block = np.empty((3, 3))
     left = np.empty((3, 3))
-    XI = np.empty((3, 3))
-    mY = np.empty((3, 3))
-    for b in range(ints.shape[0]):
-        slots = 2 + ints[b, DEPTH]
-        for s in range(slots):
-            rs, ns, ls = _slot_u(ints, path, b, s)
-            mat_mul(X[b, s], inertia[b], XI)
-            for i in range(3):
-                for j in range(3):
-                    mY[i, j] = mass[b] * Y[b, s, i, j]
-            for t in range(s + 1):
-                rt, nt, lt = _slot_u(ints, path, b, t)
-                block[:, :] = 0.0
-                mat_mul_t_add(mY, Y[b, t], block)
-                mat_mul_t_add(XI, X[b, t], block)
+    for j in range(ints.shape[0]):
+        own = 1 + ints[j, DEPTH]
+        for t in range(0 if j == 0 else own, own + 1):
+            rt, nt, lt = _slot_u(ints, path, j, t)
+            for i in range(6):      # G = C_j Φ_jtᵀ
+                for k in range(3):
+                    value = 0.0
+                    for m in range(3):
+                        value += C[j, i, m] * X[j, t, k, m] + C[j, i, 3 + m] * Y[j, t, k, m]
+                    G[i, k] = value
+            for s in range(t + 1):
+                rs, ns, ls = _slot_u(ints, path, j, s)
+                for a in range(3):
+                    for k in range(3):
+                        value = 0.0
+                        for m in range(3):
+                            value += X[j, s, a, m] * G[m, k] + Y[j, s, a, m] * G[3 + m, k]
+                        block[a, k] = value
                 if ls >= 0 and ns < 3:
                     _project_rows(S[ls], ns, block, left)
                 else:
                     left[:, :] = block
-                for i in range(ns):
-                    for j in range(nt):
+                for a in range(ns):
+                    for b in range(nt):
                         value = 0.0
                         if lt >= 0 and nt < 3:
                             for k in range(3):
-                                value += left[i, k] * S[lt, k, j]
+                                value += left[a, k] * S[lt, k, b]
                         else:
-                            value = left[i, j]
-                        M[rs + i, rt + j] += value
+                            value = left[a, b]
+                        M[rs + a, rt + b] += value
                         if s != t:
-                            M[rt + j, rs + i] += value
+                            M[rt + b, rs + a] += value
 
 
 @njit
@@ -382,40 +437,6 @@ def _bias_accelerations(model, work):
 
 
 @njit
-def _partial_rates(model, work):
-    """d/dt X_b and Y_b per slot from Ȧ_b = A_b [ω_b]; own slots are constant."""
-    ints, offset, com = model[0], model[4], model[5]
-    relative, X, Y, Xd, Yd, rel = work[0], work[5], work[6], work[7], work[8], work[13]
-    Xd[0] = 0.0
-    Yd[0] = 0.0
-    rx = np.empty((3, 3))
-    Rx = np.empty((3, 3))
-    w_hat = np.empty((3, 3))
-    A_rate = np.empty((3, 3))
-    first = np.empty((3, 3))
-    second = np.empty((3, 3))
-    for b in range(1, ints.shape[0]):
-        p, own = ints[b, PARENT], 1 + ints[b, DEPTH]
-        A = relative[b]
-        skew_into(rel[b], w_hat)
-        mat_mul(A, w_hat, A_rate)
-        skew_into(offset[b], rx)
-        skew_into(com[b], Rx)
-        for s in range(own):
-            mat_mul(Xd[p, s], A, Xd[b, s])
-            mat_mul_add(X[p, s], A_rate, Xd[b, s])
-            first[:, :] = Yd[p, s]
-            mat_mul_add(Xd[p, s], rx, first)
-            second[:, :] = Y[p, s]
-            mat_mul_add(X[p, s], rx, second)
-            mat_mul(first, A, Yd[b, s])
-            mat_mul_add(second, A_rate, Yd[b, s])
-            mat_mul_add(Xd[b, s], Rx, Yd[b, s])
-        Xd[b, own] = 0.0
-        Yd[b, own] = 0.0
-
-
-@njit
 def _scatter(ints, path, S, b, s, vector3, out):
     """out[rows of slot s of body b in u] += S_linkᵀ vector3 (the projection Gᵀ of one 3-row w block)."""
     r, n, link = _slot_u(ints, path, b, s)
@@ -427,62 +448,80 @@ def _scatter(ints, path, S, b, s, vector3, out):
 
 
 @njit
+def _spatial_mat_vec_add(T, v, out):
+    """out += T v (6x6 by 6)."""
+    for i in range(6):
+        value = 0.0
+        for k in range(6):
+            value += T[i, k] * v[k]
+        out[i] += value
+
+
+@njit
 def bias_forces(model, work):
     """h = Gᵀ × the left-hand sides of (19)–(21) at u̇ = 0: d/dt ∂K/∂w (velocity products), the transport
-    terms [ω0] p_V0, [ω0] p_ω0 + [V0] p_V0, [ω_i] p_ω_i, and the E terms (47)–(53)."""
+    terms [ω0] p_V0, [ω0] p_ω0 + [V0] p_V0, [ω_i] p_ω_i, and the E terms (47)–(53).
+
+    Each is a sum over the bodies a w block moves, grouped by subtree as in :func:`mass_matrix`. With each
+    body's momentum μ_b = [I_b Ω_b; m_b V_b] and its subtree's P_j = μ_j + Σ_c T_c P_c, ∂K/∂ω_j = [1 | [R_j]] P_j
+    (∂K/∂ω0 = P_0[:3], ∂K/∂V0 = P_0[3:]); its rate is [1 | [R_j]] Ṗ_j with Ṗ_j = μ̇_j + Σ_c (Ṫ_c P_c + T_c Ṗ_c),
+    μ̇_b at u̇ = 0 and Ṫ_c from Ȧ_c = A_c [ω_c]. The E-term stacks B(α, i), A(α, i) (48)–(53) follow the partials'
+    recursion from their seeds B(i, i) (50), A(i, i) (52), so E_i = [B(i, i) | A(i, i)] P_i."""
     ints, path, offset, com, mass, inertia = model[0], model[1], model[4], model[5], model[6], model[7]
-    (relative, S, X, Y, Xd, Yd, Eb, Ea, omega, velocity, rel, omega_dot, velocity_dot, h) = (
-        work[0], work[4], work[5], work[6], work[7], work[8], work[9], work[10], work[11], work[12], work[13],
-        work[14], work[15], work[17])
-    _partial_rates(model, work)
+    (relative, S, T, P, P_rate, omega, velocity, rel, omega_dot, velocity_dot, h) = (
+        work[0], work[4], work[7], work[8], work[9], work[11], work[12], work[13], work[14], work[15], work[17])
     _bias_accelerations(model, work)
     nb = ints.shape[0]
-    slots = X.shape[1]
-    # generalised momentum ∂K/∂w per w block (block 0 V0, 1 ω0, 1 + link) and d/dt of it
-    momentum = work[22]
-    rate = work[23]
-    momentum[:, :] = 0.0
-    rate[:, :] = 0.0
-    blocks = np.empty(slots, dtype=np.int64)
-    iw = np.empty(3)
-    iw_dot = np.empty(3)
     for b in range(nb):
-        mv, mv_dot = mass[b] * velocity[b], mass[b] * velocity_dot[b]
-        iw[:] = 0.0
-        mat_vec_add(inertia[b], omega[b], iw)
-        iw_dot[:] = 0.0
-        mat_vec_add(inertia[b], omega_dot[b], iw_dot)
-        count = 2 + ints[b, DEPTH]
-        blocks[0], blocks[1] = 0, 1
-        for k in range(count - 2):
-            blocks[2 + k] = 1 + path[b, k]
-        for s in range(count):
-            mat_vec_add(Y[b, s], mv, momentum[blocks[s]])
-            mat_vec_add(X[b, s], iw, momentum[blocks[s]])
-            mat_vec_add(Yd[b, s], mv, rate[blocks[s]])
-            mat_vec_add(Y[b, s], mv_dot, rate[blocks[s]])
-            mat_vec_add(Xd[b, s], iw, rate[blocks[s]])
-            mat_vec_add(X[b, s], iw_dot, rate[blocks[s]])
+        mat_vec(inertia[b], omega[b], P[b, :3])
+        mat_vec(inertia[b], omega_dot[b], P_rate[b, :3])
+        for i in range(3):
+            P[b, 3 + i] = mass[b] * velocity[b, i]
+            P_rate[b, 3 + i] = mass[b] * velocity_dot[b, i]
+    T_rate = np.zeros((6, 6))
     rx = np.empty((3, 3))
     Rx = np.empty((3, 3))
-    terms = rate
+    w_hat = np.empty((3, 3))
+    A_rate = np.empty((3, 3))
+    coupling = np.empty((3, 3))
+    for b in range(nb - 1, 0, -1):      # children before parents
+        p = ints[b, PARENT]
+        skew_into(rel[b], w_hat)
+        mat_mul(relative[b], w_hat, A_rate)
+        skew_into(offset[b], rx)
+        skew_into(com[b], Rx)
+        mat_mul(rx, A_rate, coupling)
+        mat_mul_add(A_rate, Rx, coupling)
+        T_rate[:3, :3] = A_rate
+        T_rate[3:, 3:] = A_rate
+        T_rate[:3, 3:] = coupling
+        _spatial_mat_vec_add(T_rate, P[b], P_rate[p])
+        _spatial_mat_vec_add(T[b], P_rate[b], P_rate[p])
+        _spatial_mat_vec_add(T[b], P[b], P[p])
+    # ∂K/∂w and the left-hand sides per w block (block 0 V0, 1 ω0, 1 + link)
+    momentum = work[22]
+    terms = work[23]
+    momentum[0] = P[0, 3:]
+    momentum[1] = P[0, :3]
+    terms[0] = P_rate[0, 3:]
+    terms[1] = P_rate[0, :3]
+    for b in range(1, nb):
+        momentum[1 + b] = P[b, :3]
+        cross_add(com[b], P[b, 3:], momentum[1 + b])
+        terms[1 + b] = P_rate[b, :3]
+        cross_add(com[b], P_rate[b, 3:], terms[1 + b])
     cross_add(omega[0], momentum[0], terms[0])
     cross_add(omega[0], momentum[1], terms[1])
     cross_add(velocity[0], momentum[0], terms[1])
-    for b in range(1, nb):
-        cross_add(rel[b], momentum[1 + b], terms[1 + b])
-    # E terms: stacks over the links of the path (slots 2..), eqs. (50)–(53), then (47)
-    Eb[0] = 0.0
-    Ea[0] = 0.0
     own_b = np.empty((3, 3))
     own_a = np.empty((3, 3))
-    carried = np.empty((3, 3))
     vector = np.empty(3)
     carried_velocity = np.empty(3)
     for b in range(1, nb):
-        p, own = ints[b, PARENT], 1 + ints[b, DEPTH]
+        p = ints[b, PARENT]
         A = relative[b]
-        skew_into(offset[b], rx)
+        cross_add(rel[b], momentum[1 + b], terms[1 + b])
+        # E_b = B(b, b) (subtree I Ω part) + A(b, b) (subtree m V part), eqs. (47), (50), (52)
         skew_into(com[b], Rx)
         mat_t_vec(A, omega[p], vector)
         skew_into(vector, own_b)
@@ -491,20 +530,8 @@ def bias_forces(model, work):
         mat_t_vec(A, carried_velocity, vector)
         skew_into(vector, own_a)
         mat_mul_add(own_b, Rx, own_a)
-        for s in range(2, own):
-            mat_mul(Eb[p, s], A, Eb[b, s])
-            carried[:, :] = Ea[p, s]
-            mat_mul_add(Eb[p, s], rx, carried)
-            mat_mul(carried, A, Ea[b, s])
-            mat_mul_add(Eb[b, s], Rx, Ea[b, s])
-        Eb[b, own] = own_b
-        Ea[b, own] = own_a
-        mv = mass[b] * velocity[b]
-        iw[:] = 0.0
-        mat_vec_add(inertia[b], omega[b], iw)
-        for s in range(2, own + 1):
-            mat_vec_add(Ea[b, s], mv, terms[1 + path[b, s - 2]])
-            mat_vec_add(Eb[b, s], iw, terms[1 + path[b, s - 2]])
+        mat_vec_add(own_b, P[b, :3], terms[1 + b])
+        mat_vec_add(own_a, P[b, 3:], terms[1 + b])
     h[:] = 0.0
     h[0:6] = terms[0:2].ravel()
     for b in range(1, nb):
@@ -544,10 +571,11 @@ def applied_forces(model, work, torques, load_bodies, load_vectors, load_in_body
 
 @njit
 def _cholesky_solve(A, B):
-    """Solve A X = B in place (B overwritten by X) for a symmetric positive-definite A (A overwritten by its
-    Cholesky factor). Returns False if A is not positive definite. Written out: arm blocks are small and
-    LAPACK's per-call dispatch would dominate."""
-    n = A.shape[0]
+    """Solve A X = B in place (B overwritten by X) for a symmetric positive-definite A (its lower triangle read,
+    then overwritten by the Cholesky factor L). Returns False if A is not positive definite. Written out: arm
+    blocks are small and LAPACK's per-call dispatch would dominate; the substitutions run row by row over all
+    right-hand sides at once, an inner loop the compiler vectorises."""
+    n, m = A.shape[0], B.shape[1]
     for j in range(n):
         d = A[j, j]
         for k in range(j):
@@ -555,23 +583,38 @@ def _cholesky_solve(A, B):
         if not d > 0.0:
             return False
         A[j, j] = math.sqrt(d)
+        inverse = 1.0 / A[j, j]
         for i in range(j + 1, n):
             s = A[i, j]
             for k in range(j):
                 s -= A[i, k] * A[j, k]
-            A[i, j] = s / A[j, j]
-    for c in range(B.shape[1]):
-        for i in range(n):
-            s = B[i, c]
-            for k in range(i):
-                s -= A[i, k] * B[k, c]
-            B[i, c] = s / A[i, i]
-        for i in range(n - 1, -1, -1):
-            s = B[i, c]
-            for k in range(i + 1, n):
-                s -= A[k, i] * B[k, c]
-            B[i, c] = s / A[i, i]
+            A[i, j] = s * inverse
+    for i in range(n):          # L Z = B
+        for k in range(i):
+            factor = A[i, k]
+            for c in range(m):
+                B[i, c] -= factor * B[k, c]
+        inverse = 1.0 / A[i, i]
+        for c in range(m):
+            B[i, c] *= inverse
+    for i in range(n - 1, -1, -1):      # Lᵀ X = Z
+        inverse = 1.0 / A[i, i]
+        for c in range(m):
+            B[i, c] *= inverse
+        for k in range(i):
+            factor = A[i, k]
+            for c in range(m):
+                B[k, c] -= factor * B[i, c]
     return True
+
+
+@njit
+def _arm_size(arm_rates, a):
+    """Number of joint rates of arm ``a`` (its row of ``arm_rates`` is -1 padded)."""
+    n = 0
+    while n < arm_rates.shape[1] and arm_rates[a, n] >= 0:
+        n += 1
+    return n
 
 
 @njit
@@ -581,39 +624,34 @@ def solve_by_arms(model, M, rhs, out):
     arm_rates = model[8]
     schur = M[:6, :6].copy()
     reduced = rhs[:6].copy()
-    arms = arm_rates.shape[0]
-    solved = np.zeros((arms, arm_rates.shape[1], 7))
+    arms, widest = arm_rates.shape
+    solved = np.empty((arms, widest, 7))      # per arm: its block⁻¹ [M_arm,base | rhs_arm]
+    storage = np.empty((widest, widest))
     for a in range(arms):
-        n = 0
-        while n < arm_rates.shape[1] and arm_rates[a, n] >= 0:
-            n += 1
+        n = _arm_size(arm_rates, a)
         rows = arm_rates[a, :n]
-        block = np.empty((n, n))
-        rhs_block = np.empty((n, 7))
+        block = storage[:n, :n]
+        right = solved[a, :n]
         for i in range(n):
-            for j in range(n):
+            for j in range(i + 1):
                 block[i, j] = M[rows[i], rows[j]]
             for j in range(6):
-                rhs_block[i, j] = M[rows[i], j]
-            rhs_block[i, 6] = rhs[rows[i]]
-        if not _cholesky_solve(block, rhs_block):
+                right[i, j] = M[rows[i], j]
+            right[i, 6] = rhs[rows[i]]
+        if not _cholesky_solve(block, right):
             return False
-        solved[a, :n] = rhs_block
-        for i in range(6):
-            for j in range(6):
-                for k in range(n):
-                    schur[i, j] -= M[rows[k], i] * rhs_block[k, j]
-            for k in range(n):
-                reduced[i] -= M[rows[k], i] * rhs_block[k, 6]
+        for k in range(n):
+            for i in range(6):
+                coupling = M[rows[k], i]
+                for j in range(6):
+                    schur[i, j] -= coupling * right[k, j]
+                reduced[i] -= coupling * right[k, 6]
     base = reduced.reshape(6, 1).copy()
     if not _cholesky_solve(schur, base):
         return False
     out[:6] = base[:, 0]
     for a in range(arms):
-        n = 0
-        while n < arm_rates.shape[1] and arm_rates[a, n] >= 0:
-            n += 1
-        for k in range(n):
+        for k in range(_arm_size(arm_rates, a)):
             value = solved[a, k, 6]
             for j in range(6):
                 value -= solved[a, k, j] * out[j]
