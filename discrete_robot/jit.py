@@ -11,19 +11,31 @@ The cache lives in one user directory, ``$DISCRETE_ROBOT_CACHE_DIR`` or else
 ``$XDG_CACHE_HOME/discrete_robot/numba`` (default ``~/.cache/discrete_robot/numba``),
 set as ``NUMBA_CACHE_DIR`` unless the caller already set that: so it works where the
 package is installed read-only (a system ROS 2 install) and one ``make setup`` (which
-runs :mod:`discrete_robot.warmup`) leaves every kernel compiled. Numba re-validates
-entries against the source file's time stamp, so an edited kernel recompiles by itself.
+runs :mod:`discrete_robot.warmup`) leaves every kernel compiled.
+
+Inside it, one subdirectory per version of the kernels' sources (a hash of every module
+that imports this one). Numba re-validates a cache entry only against its own source
+file, but a kernel compiled into another module's caller (``newton.newton`` calling
+``compiled.step_terms``) is cached with that caller: after an edit of the callee alone,
+numba would go on loading the caller with the old callee inlined. A new hash starts an
+empty cache instead; caches of other versions unused for a week are removed.
 
 Importing this module imports numba (~0.3 s); modules that hold kernels are therefore
 imported lazily by the CLI and the nodes, so ``--help`` never pays for it.
 """
 
+import hashlib
 import os
+import shutil
+import time
 from pathlib import Path
+
+#: a cache of another version of the kernels unused for this long (s) is removed
+STALE_CACHE_AGE = 7 * 24 * 3600.0
 
 
 def cache_dir() -> Path:
-    """Where compiled kernels are cached (see the module docstring)."""
+    """Where compiled kernels are cached (see the module docstring): the root of every version's cache."""
     explicit = os.environ.get("DISCRETE_ROBOT_CACHE_DIR")
     if explicit:
         return Path(explicit)
@@ -31,7 +43,33 @@ def cache_dir() -> Path:
     return Path(base) / "discrete_robot" / "numba"
 
 
-os.environ.setdefault("NUMBA_CACHE_DIR", str(cache_dir()))
+def kernel_sources_hash(package: Path = Path(__file__).parent) -> str:
+    """A hash of the source of every module of ``package`` that compiles kernels (imports this module)."""
+    digest = hashlib.sha1()
+    for path in sorted(package.rglob("*.py")):
+        text = path.read_bytes()
+        if b"discrete_robot.jit" in text:
+            digest.update(path.relative_to(package).as_posix().encode() + b"\0" + text)
+    return digest.hexdigest()[:16]
+
+
+def versioned_cache_dir(root: Path) -> Path:
+    """``root``/<kernel sources hash>, created; other versions' caches under ``root`` unused for
+    :data:`STALE_CACHE_AGE` are removed (best effort: another process may be using or removing them)."""
+    current = root / kernel_sources_hash()
+    try:
+        current.mkdir(parents=True, exist_ok=True)
+        os.utime(current)
+        for other in root.iterdir():
+            if other != current and other.is_dir() and time.time() - other.stat().st_mtime > STALE_CACHE_AGE:
+                shutil.rmtree(other, ignore_errors=True)
+    except OSError:
+        pass        # a read-only cache root: numba then compiles in memory
+    return current
+
+
+if "NUMBA_CACHE_DIR" not in os.environ:
+    os.environ["NUMBA_CACHE_DIR"] = str(versioned_cache_dir(cache_dir()))
 
 import numba  # noqa: E402  (after NUMBA_CACHE_DIR: numba reads its configuration at import)
 from numba.extending import overload  # noqa: E402, F401  (re-exported: the compiled form of a Python function)
