@@ -40,12 +40,13 @@ def step_terms(context, q0, qd0, q1, qd1, dt, jacobian, lhs, a1, Da, DV, noise, 
     """The discrete equations at the candidate state (q1, q̇1) of the step from (q0, q̇0):
 
     lhs (n,) = Δ[a q̇]/Δt − ½ q̇0ᵀ D_r a q̇1 + D_r V; a1 (n, n) = a(q1); Da (n, n, n) = D_r a_ij; DV (n,) = D_r V;
-    noise (n,) = ε (|a1| |q̇1| + |a0| |q̇0|)/Δt + ε |D_r V|; and, with ``jacobian``, J (n, n) = ∂lhs/∂q̇1 (without
-    the joints' dissipation). ``context`` (from :func:`context`): the model's arrays; ``position`` (P, n), the
-    step of path p on which coordinate r moves; ``moved`` (P, n+1, n), coordinate r is at its k+1 value at
-    vertex m of path p; ``nodes``, ``weights``, the Gauss–Legendre rule on [0, 1]; ``small_step``, the edge
-    length up to which D_r takes the quadrature; ``tiny_step``, the |Δq_r| below which the Jacobian's O(Δt²)
-    row term is left out.
+    noise (n,) = ε (|a1| |q̇1| + |a0| |q̇0|)/Δt + ε |D_r V| + ε (|V| + ½ |q̇0|ᵀ |a| |q̇1|)/|Δq_r| (the last at both
+    ends of r's edges, where D_r is the divided difference: its cancellation); and, with ``jacobian``,
+    J (n, n) = ∂lhs/∂q̇1 (without the joints' dissipation). ``context`` (from :func:`context`): the model's
+    arrays; ``position`` (P, n), the step of path p on which coordinate r moves; ``moved`` (P, n+1, n),
+    coordinate r is at its k+1 value at vertex m of path p; ``nodes``, ``weights``, the Gauss–Legendre rule on
+    [0, 1]; ``small_step``, the edge length up to which D_r takes the quadrature; ``tiny_step``, the |Δq_r|
+    below which the Jacobian's O(Δt²) row term is left out.
     """
     (links, joint_rotation, joint_origin, com, mass, inertia, dof_link, prismatic, axes, before_eq, gravity,
      position, moved, nodes, weights, small_step, tiny_step) = context
@@ -83,6 +84,7 @@ def step_terms(context, q0, qd0, q1, qd1, dt, jacobian, lhs, a1, Da, DV, noise, 
     points = np.empty((P * G, n))
     pa, pV = np.empty((P * G, n, n)), np.empty(P * G)
     pda, pdv = np.empty((P * G, n, n, n)), np.empty((P * G, n))
+    cancellation = np.zeros(n)
     for r in range(n):
         if abs(dq[r]) > small_step:
             _mean_difference(position, a, r, Da[r])
@@ -91,7 +93,13 @@ def step_terms(context, q0, qd0, q1, qd1, dt, jacobian, lhs, a1, Da, DV, noise, 
             for path in range(P):
                 m = position[path, r]
                 DV[r] += (V[path, m + 1] - V[path, m]) / P
+                size = abs(V[path, m + 1]) + abs(V[path, m])
+                for i in range(n):
+                    for j in range(n):
+                        size += 0.5 * abs(qd0[i]) * (abs(a[path, m + 1, i, j]) + abs(a[path, m, i, j])) * abs(qd1[j])
+                cancellation[r] += size / P
             DV[r] /= dq[r]
+            cancellation[r] /= abs(dq[r])
             continue
         for path in range(P):
             for g in range(G):
@@ -117,7 +125,7 @@ def step_terms(context, q0, qd0, q1, qd1, dt, jacobian, lhs, a1, Da, DV, noise, 
                 bracket += Da[r, i, j] * qd0[i] * qd1[j]
         Df[r] = DV[r] - 0.5 * bracket
         lhs[r] = momentum / dt + Df[r]
-        noise[r] = _EPS * (scale / dt + abs(DV[r]))
+        noise[r] = _EPS * (scale / dt + abs(DV[r]) + cancellation[r])
     if not jacobian:
         return
     # ∂_k f at the vertices, zeroed where coordinate k has not yet moved, and its partial differences

@@ -95,7 +95,7 @@ class _Terms:
     Da: np.ndarray           # D_r a_ij, (n, n, n)
     DV: np.ndarray           # D_r V, (n,)
     dq: np.ndarray           # q(k+1) − q(k)
-    noise: np.ndarray        # round-off of lhs, about ε (|a1| |q̇1| + |a0| |q̇0|)/Δt + ε |D_r V|, (n,)
+    noise: np.ndarray        # round-off of lhs (see compiled.step_terms), (n,)
     da: np.ndarray | None    # ∂a/∂q at the vertices (P, n+1, n, n, n), when asked for
     dv: np.ndarray | None    # ∂V/∂q at the vertices (P, n+1, n)
 
@@ -224,7 +224,10 @@ class DiscreteDynamicModel:
         a0, a1 = a[0, 0], a[0, n]
         lhs = (a1 @ qd1 - a0 @ qd0) / dt - 0.5 * np.einsum("rij,i,j->r", Da, qd0, qd1) + DV
         da, dv = gradients if derivatives else (None, None)
-        noise = _EPS * ((np.abs(a1) @ np.abs(qd1) + np.abs(a0) @ np.abs(qd0)) / dt + np.abs(DV))
+        # where D_r is the divided difference, it cancels ε (|V| + ½ |q̇0|ᵀ |a| |q̇1|) at the edge's ends over Δq_r
+        sizes = paths.edge_sizes(V) + 0.5 * np.einsum("rij,i,j->r", paths.edge_sizes(a), np.abs(qd0), np.abs(qd1))
+        cancellation = np.where(np.abs(dq) > self.small_step, sizes / np.where(dq == 0.0, 1.0, np.abs(dq)), 0.0)
+        noise = _EPS * ((np.abs(a1) @ np.abs(qd1) + np.abs(a0) @ np.abs(qd0)) / dt + np.abs(DV) + cancellation)
         return _Terms(lhs, a1, Da, DV, dq, noise, da, dv)
 
     def python_terms(self, q0, qd0, q1, qd1, dt, jacobian, lhs, a1, Da, DV, noise, J) -> None:

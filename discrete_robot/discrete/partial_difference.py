@@ -36,7 +36,7 @@ import numpy as np
 
 #: |Δq_r| (rad or m) at or below which the quotient is taken from the derivative (see module doc)
 SMALL_STEP = 1e-3
-_NODES, _WEIGHTS = np.polynomial.legendre.leggauss(3)
+_NODES, _WEIGHTS = np.polynomial.legendre.leggauss(2)
 GAUSS_NODES = 0.5 * (_NODES + 1.0)     # on [0, 1]
 GAUSS_WEIGHTS = 0.5 * _WEIGHTS
 
@@ -74,6 +74,12 @@ class DifferencePaths:
         """Δ_r f, shape (n, *s), from f at the vertices, ``values`` of shape (P, n+1, *s)."""
         steps = values[:, 1:] - values[:, :-1]
         return steps[self._path_index, self.position].sum(axis=0) / self.n_paths
+
+    def edge_sizes(self, values: np.ndarray) -> np.ndarray:
+        """|f| at the two ends of the edge along which q_r moves, averaged over the paths, shape (n, *s), from
+        f at the vertices (P, n+1, *s): the scale of Δ_r f's cancellation."""
+        sizes = np.abs(values[:, 1:]) + np.abs(values[:, :-1])
+        return sizes[self._path_index, self.position].sum(axis=0) / self.n_paths
 
     def edge_points(self, vertices: np.ndarray, dq: np.ndarray, r: int) -> np.ndarray:
         """(P, G, n): the Gauss–Legendre points on the edge of each path along which q_r moves."""
