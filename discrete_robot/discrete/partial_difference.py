@@ -25,8 +25,10 @@ writes it, for |Δq_r| ≤ ``threshold``, as the exact edge integral
 
     Δ_r f / Δq_r = ∫₀¹ ∂f/∂q_r (x + s Δq_r e_r) ds
 
-evaluated by 3-point Gauss–Legendre quadrature (error O(Δq_r⁶), below round-off at the
-default threshold of 1e-3 rad or m), which is well conditioned and exact in the limit.
+evaluated by 2-point Gauss–Legendre quadrature, which is well conditioned and exact in the
+limit. Its relative error, Δq_r⁴/4320 times the ratio of f's fifth derivative to its first, is
+2e-16 at the default threshold of 1e-3 rad or m: below round-off, as a third point would be at
+1.5 times the cost.
 """
 
 import enum
