@@ -19,6 +19,16 @@ _EPS = np.finfo(float).eps
 
 
 @njit
+def _size(V, a, qd0, qd1):
+    """|V| + ½ |q̇0|ᵀ |a| |q̇1|: the size of the terms whose divided difference is D_r f, J."""
+    size = abs(V)
+    for i in range(a.shape[0]):
+        for j in range(a.shape[1]):
+            size += 0.5 * abs(qd0[i]) * abs(a[i, j]) * abs(qd1[j])
+    return size
+
+
+@njit
 def _mean_difference(position, values, r, out):
     """Δ_r f averaged over the paths, from f at the vertices ``values`` (P, n+1, ...) into ``out``."""
     P = position.shape[0]
@@ -93,11 +103,8 @@ def step_terms(context, q0, qd0, q1, qd1, dt, jacobian, lhs, a1, Da, DV, noise, 
             for path in range(P):
                 m = position[path, r]
                 DV[r] += (V[path, m + 1] - V[path, m]) / P
-                size = abs(V[path, m + 1]) + abs(V[path, m])
-                for i in range(n):
-                    for j in range(n):
-                        size += 0.5 * abs(qd0[i]) * (abs(a[path, m + 1, i, j]) + abs(a[path, m, i, j])) * abs(qd1[j])
-                cancellation[r] += size / P
+                cancellation[r] += (_size(V[path, m], a[path, m], qd0, qd1)
+                                    + _size(V[path, m + 1], a[path, m + 1], qd0, qd1)) / P
             DV[r] /= dq[r]
             cancellation[r] /= abs(dq[r])
             continue
