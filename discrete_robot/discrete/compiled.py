@@ -49,8 +49,9 @@ def context(arm, paths, small_step: float, tiny_step: float) -> tuple:
 def step_terms(context, q0, qd0, q1, qd1, dt, jacobian, lhs, a1, Da, DV, noise, J):
     """The discrete equations at the candidate state (q1, q̇1) of the step from (q0, q̇0):
 
-    lhs (n,) = Δ[a q̇]/Δt − ½ q̇0ᵀ D_r a q̇1 + D_r V; a1 (n, n) = a(q1); Da (n, n, n) = D_r a_ij; DV (n,) = D_r V;
-    noise (n,) = ε (|a1| |q̇1| + |a0| |q̇0|)/Δt + ε |D_r V| + ε (|V| + ½ |q̇0|ᵀ |a| |q̇1|)/|Δq_r| (the last at both
+    lhs (n,) = Δ[a q̇]/Δt − ½ q̇0ᵀ D_r a q̇1 + D_r V, with Δ[a q̇] = a1 Δq̇ + (Σ_r Δq_r D_r a) q̇0; a1 (n, n) = a(q1);
+    Da (n, n, n) = D_r a_ij; DV (n,) = D_r V;
+    noise (n,) = ε (|a1| |Δq̇| + |Δa| |q̇0|)/Δt + ε |D_r V| + ε (|V| + ½ |q̇0|ᵀ |a| |q̇1|)/|Δq_r| (the last at both
     ends of r's edges, where D_r is the divided difference: its cancellation); and, with ``jacobian``,
     J (n, n) = ∂lhs/∂q̇1 (without the joints' dissipation). ``context`` (from :func:`context`): the model's
     arrays; ``position`` (P, n), the step of path p on which coordinate r moves; ``moved`` (P, n+1, n),
@@ -120,14 +121,25 @@ def step_terms(context, q0, qd0, q1, qd1, dt, jacobian, lhs, a1, Da, DV, noise, 
             for g in range(G):
                 Da[r] += weights[g] / P * pda[path * G + g, r]
                 DV[r] += weights[g] / P * pdv[path * G + g, r]
-    a0 = a[0, 0]
     a1[...] = a[0, n]
+    # a1 q̇1 − a0 q̇0 = a1 (q̇1 − q̇0) + (a1 − a0) q̇0 with a1 − a0 = Σ_r Δq_r D_r a (the telescoping sum (2.5)):
+    # the same momentum change, but its round-off is ε |a| |Δq̇| + ε |Δa| |q̇0| instead of ε |a| |q̇| (once per
+    # divided difference, ε 2|a| |q̇0|); over Δt, and through a⁻¹, the latter was the floor of T + V's drift
+    change, change_size = np.zeros((n, n)), np.zeros((n, n))
+    divided = 0
+    for r in range(n):
+        divided += abs(dq[r]) > small_step
+        for i in range(n):
+            for j in range(n):
+                change[i, j] += dq[r] * Da[r, i, j]
+                change_size[i, j] += abs(dq[r] * Da[r, i, j])
     Df = np.empty(n)             # D_r f for f = V − ½ q̇0ᵀ a q̇1
     for r in range(n):
         momentum, bracket, scale = 0.0, 0.0, 0.0
         for j in range(n):
-            momentum += a1[r, j] * qd1[j] - a0[r, j] * qd0[j]
-            scale += abs(a1[r, j]) * abs(qd1[j]) + abs(a0[r, j]) * abs(qd0[j])
+            momentum += a1[r, j] * (qd1[j] - qd0[j]) + change[r, j] * qd0[j]
+            scale += abs(a1[r, j]) * abs(qd1[j] - qd0[j]) + (change_size[r, j] + 2.0 * divided * abs(a1[r, j])) * abs(
+                qd0[j])
             for i in range(n):
                 bracket += Da[r, i, j] * qd0[i] * qd1[j]
         Df[r] = DV[r] - 0.5 * bracket

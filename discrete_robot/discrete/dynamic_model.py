@@ -221,13 +221,18 @@ class DiscreteDynamicModel:
         dq = q1 - q0
         Da = quotients(paths, vertices, dq, paths.differences(a), self._eval.mass_derivatives, self.small_step)
         DV = quotients(paths, vertices, dq, paths.differences(V), self._eval.potential_gradient, self.small_step)
-        a0, a1 = a[0, 0], a[0, n]
-        lhs = (a1 @ qd1 - a0 @ qd0) / dt - 0.5 * np.einsum("rij,i,j->r", Da, qd0, qd1) + DV
+        a1 = a[0, n]
+        # Δ[a q̇] as a1 Δq̇ + (Σ_r Δq_r D_r a) q̇0, for its smaller round-off (see compiled.step_terms)
+        change = np.einsum("rij,r->ij", Da, dq)
+        lhs = (a1 @ (qd1 - qd0) + change @ qd0) / dt - 0.5 * np.einsum("rij,i,j->r", Da, qd0, qd1) + DV
         da, dv = gradients if derivatives else (None, None)
         # where D_r is the divided difference, it cancels ε (|V| + ½ |q̇0|ᵀ |a| |q̇1|) at the edge's ends over Δq_r
+        divided = np.abs(dq) > self.small_step
         sizes = paths.edge_sizes(V) + 0.5 * np.einsum("rij,i,j->r", paths.edge_sizes(a), np.abs(qd0), np.abs(qd1))
-        cancellation = np.where(np.abs(dq) > self.small_step, sizes / np.where(dq == 0.0, 1.0, np.abs(dq)), 0.0)
-        noise = _EPS * ((np.abs(a1) @ np.abs(qd1) + np.abs(a0) @ np.abs(qd0)) / dt + np.abs(DV) + cancellation)
+        cancellation = np.where(divided, sizes / np.where(dq == 0.0, 1.0, np.abs(dq)), 0.0)
+        change_size = np.einsum("rij,r->ij", np.abs(Da), np.abs(dq)) + 2.0 * np.count_nonzero(divided) * np.abs(a1)
+        momentum_size = np.abs(a1) @ np.abs(qd1 - qd0) + change_size @ np.abs(qd0)
+        noise = _EPS * (momentum_size / dt + np.abs(DV) + cancellation)
         return _Terms(lhs, a1, Da, DV, dq, noise, da, dv)
 
     def python_terms(self, q0, qd0, q1, qd1, dt, jacobian, lhs, a1, Da, DV, noise, J) -> None:
