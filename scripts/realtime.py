@@ -7,7 +7,7 @@ process, waits until both simulators publish, then listens for ``--duration`` wa
 
 - ``real_time_factor``: simulated seconds advanced on ``/clock`` (the one shared clock) per wall-clock second,
   between the first and the last clock message of the window;
-- ``rates_hz``: messages per wall-clock second on ``joint_states`` (the arm, 50 Hz by default) and
+- ``rates_hz``: messages per wall-clock second on ``joint_states`` (the arm, 100 Hz by default) and
   ``space_robot/joint_states`` (50 Hz), with their relative deviation from the configured rate;
 - ``first_message_s``: from process start to the first message of each simulator.
 
@@ -22,7 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-RATES = {"joint_states": 50.0, "space_robot/joint_states": 50.0}
+RATES = {"joint_states": 100.0, "space_robot/joint_states": 50.0}
 
 
 def measure(duration: float) -> dict:

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from discrete_robot.errors import InputError
+from discrete_robot.model.lagrangian import generalized_forces
 
 
 class JointNamesError(InputError):
@@ -144,7 +145,7 @@ def tracking_torques(system, q: np.ndarray, qd: np.ndarray, reference: Reference
     correction = kd * (reference.qd - qd) + kp * (reference.q - q)
     if reference.effort is not None:
         return saturate(reference.effort + system.mass_matrix(q) @ correction, effort_limits)
-    return saturate(system.inverse_dynamics(q, qd, reference.qdd + correction), effort_limits)
+    return saturate(generalized_forces(system, q, qd, reference.qdd + correction), effort_limits)
 
 
 def saturate(tau: np.ndarray, effort_limits: np.ndarray) -> np.ndarray:

@@ -61,6 +61,15 @@ def solve_mass_matrix(mass_matrix: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     return cho_solve(cho_factor(mass_matrix), rhs)
 
 
+def _dynamics_terms(system: LagrangianSystem, q: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """M(q), ∂M/∂q and ∂V/∂q, from one ``evaluate`` when the system is vectorized and has one."""
+    evaluate = getattr(system, "evaluate", None)
+    if evaluate is not None and system.vectorized:
+        M, _, dM, dV = evaluate(q, derivatives=True)
+        return M, dM, dV
+    return system.mass_matrix(q), system.mass_matrix_derivatives(q), system.potential_gradient(q)
+
+
 def accelerations(system: LagrangianSystem, q, qd, tau) -> np.ndarray:
     """q̈ = M⁻¹ (τ − C(q, q̇) q̇ − ∂V/∂q) from the protocol, rad/s² or m/s².
 
@@ -68,13 +77,20 @@ def accelerations(system: LagrangianSystem, q, qd, tau) -> np.ndarray:
     ``evaluate`` when it has one), else (n,).
     """
     q, qd, tau = (np.asarray(v, dtype=float) for v in (q, qd, tau))
-    evaluate = getattr(system, "evaluate", None)
-    if evaluate is not None and system.vectorized:
-        M, _, dM, dV = evaluate(q, derivatives=True)
-    else:
-        M, dM, dV = system.mass_matrix(q), system.mass_matrix_derivatives(q), system.potential_gradient(q)
+    M, dM, dV = _dynamics_terms(system, q)
     rhs = tau - velocity_product_forces(dM, qd) - dV
     return np.linalg.solve(M, rhs[..., None])[..., 0]
+
+
+def generalized_forces(system: LagrangianSystem, q, qd, qdd) -> np.ndarray:
+    """τ = M(q) q̈ + C(q, q̇) q̇ + ∂V/∂q from the protocol (the inverse of :func:`accelerations`), N m or N.
+
+    Shapes as for :func:`accelerations`. For a rigid-body system this is one compiled evaluation; its
+    ``inverse_dynamics`` (Newton–Euler, numpy) is the independent formulation tests compare it with.
+    """
+    q, qd, qdd = (np.asarray(v, dtype=float) for v in (q, qd, qdd))
+    M, dM, dV = _dynamics_terms(system, q)
+    return np.einsum("...ij,...j->...i", M, qdd) + velocity_product_forces(dM, qd) + dV
 
 
 def kinetic_energy(system: LagrangianSystem, q: np.ndarray, qd: np.ndarray) -> float:

@@ -81,7 +81,7 @@ PARAMETERS = [
     ParameterSpec("integrator", IntegratorKind.DISCRETE.value,
                   "discrete (energy-conserving discrete model), variational (midpoint VI) or rk45 (comparison)",
                   check=one_of(*(k.value for k in IntegratorKind)), read_only=True),
-    *simulator_parameters(time_step=0.02, publish_rate=50.0),
+    *simulator_parameters(time_step=0.001, publish_rate=100.0),
     ParameterSpec("frame_prefix", "", "prefix of the TF frames (as robot_state_publisher's frame_prefix)",
                   read_only=True),
     ParameterSpec("initial_positions", [], "initial joint positions, rad or m, one per joint in joint_states "

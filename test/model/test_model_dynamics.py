@@ -6,7 +6,7 @@ import pytest
 from discrete_robot.errors import ModelError
 from discrete_robot.model.description import model_from_dict
 from discrete_robot.model.dynamics import RigidBodySystem
-from discrete_robot.model.lagrangian import LagrangianSystem
+from discrete_robot.model.lagrangian import LagrangianSystem, accelerations, generalized_forces
 
 MODELS = ["planar_2link", "arm_6dof", "mixed_tree", "spherical_root"]
 
@@ -69,6 +69,20 @@ def test_newton_euler_bias_equals_the_lagrangian_form(request, name):
         np.testing.assert_allclose(system.bias_forces(q, qd), expected, atol=1e-12)
         tau = system.inverse_dynamics(q, qd, qdd)
         np.testing.assert_allclose(system.forward_dynamics(q, qd, tau), qdd, atol=1e-9)
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_protocol_generalized_forces_equal_newton_euler_and_invert_the_accelerations(request, name):
+    """The compiled Lagrangian view τ = M q̈ + C q̇ + ∂V/∂q (what tracking uses) against Newton–Euler, batched too."""
+    system = RigidBodySystem(request.getfixturevalue(name))
+    states = _configurations(system.model, count=4, seed=3)
+    for q, qd, qdd in states:
+        tau = generalized_forces(system, q, qd, qdd)
+        np.testing.assert_allclose(tau, system.inverse_dynamics(q, qd, qdd), atol=1e-10)
+        np.testing.assert_allclose(accelerations(system, q, qd, tau), qdd, atol=1e-9)
+    q, qd, qdd = (np.array(column) for column in zip(*states, strict=True))
+    np.testing.assert_allclose(generalized_forces(system, q, qd, qdd),
+                               [system.inverse_dynamics(*state) for state in states], atol=1e-10)
 
 
 def test_batched_evaluation_equals_single(mixed_tree):
