@@ -44,6 +44,10 @@ def test_discrete_robot_node_follows_the_plan_to_the_goal(ros):
     planner = ros.start("trajectory_planner_node", params={"grid_points": 100})
     first = ros.wait_for_message("joint_states", JointState, timeout=30.0)
     assert list(first.name) == ["joint1", "joint2"]
+    # the plan goes to the arm on a volatile topic, so the planner's publisher must have been discovered before
+    # it publishes: wait until this process sees it, then give the pair the hold below (>= 0.5 s) to match
+    assert ros.spin_until(lambda: "trajectory_planner_node" in [
+        info.node_name for info in ros.node.get_publishers_info_by_topic("joint_trajectory")], 30.0)
     # bring the arm back to the start and hold it there (without a command gravity pulls it down)
     ros.publish("joint_trajectory", JointTrajectory(joint_names=["joint1", "joint2"], points=[_point(START, 0.5)]))
     ros.wait_for_message("joint_states", JointState, timeout=20.0, predicate=lambda m: (
