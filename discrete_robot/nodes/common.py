@@ -331,9 +331,7 @@ class GuardedNode(Node):
                                            **kwargs)
 
     def create_timer(self, timer_period_sec, callback, *args, **kwargs):
-        guarded = self.guard("timer", callback)
-        # a callable without parameters: rclpy's EventsExecutor passes a TimerInfo to one that takes any
-        return super().create_timer(timer_period_sec, lambda: guarded(), *args, **kwargs)
+        return super().create_timer(timer_period_sec, self.guard("timer", callback), *args, **kwargs)
 
     async def wall_clock_result(self, future: Future, seconds: float):
         """``future``'s result, or None when ``seconds`` of wall-clock time pass first (a steady-clock timer: the
