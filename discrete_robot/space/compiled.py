@@ -283,12 +283,18 @@ def partial_derivatives(model, work):
             mat_mul_add(X[b, s], Rx, Y[b, s])
         X[b, own] = np.eye(3)
         Y[b, own] = Rx
-        T[b] = 0.0
-        T[b, :3, :3] = A
-        T[b, 3:, 3:] = A
-        mat_mul(rx, A, carried)
-        mat_mul_add(A, Rx, carried)
-        T[b, :3, 3:] = carried
+        _joint_map(A, rx, Rx, T[b])
+
+
+@njit
+def _joint_map(A, rx, Rx, out):
+    """out = [[A, [r_p] A + A [R_b]], [0, A]] (6x6): the map T_b of :func:`partial_derivatives` for A = A_b, and
+    its rate Ṫ_b for A = Ȧ_b (r_p and R_b are constant)."""
+    out[:3, :3] = A
+    out[3:, :3] = 0.0
+    out[3:, 3:] = A
+    mat_mul(rx, A, out[:3, 3:])
+    mat_mul_add(A, Rx, out[:3, 3:])
 
 
 @njit
@@ -478,23 +484,18 @@ def bias_forces(model, work):
         for i in range(3):
             P[b, 3 + i] = mass[b] * velocity[b, i]
             P_rate[b, 3 + i] = mass[b] * velocity_dot[b, i]
-    T_rate = np.zeros((6, 6))
+    T_rate = np.empty((6, 6))
     rx = np.empty((3, 3))
     Rx = np.empty((3, 3))
     w_hat = np.empty((3, 3))
     A_rate = np.empty((3, 3))
-    coupling = np.empty((3, 3))
     for b in range(nb - 1, 0, -1):      # children before parents
         p = ints[b, PARENT]
         skew_into(rel[b], w_hat)
         mat_mul(relative[b], w_hat, A_rate)
         skew_into(offset[b], rx)
         skew_into(com[b], Rx)
-        mat_mul(rx, A_rate, coupling)
-        mat_mul_add(A_rate, Rx, coupling)
-        T_rate[:3, :3] = A_rate
-        T_rate[3:, 3:] = A_rate
-        T_rate[:3, 3:] = coupling
+        _joint_map(A_rate, rx, Rx, T_rate)
         _spatial_mat_vec_add(T_rate, P[b], P_rate[p])
         _spatial_mat_vec_add(T[b], P_rate[b], P_rate[p])
         _spatial_mat_vec_add(T[b], P[b], P[p])
