@@ -27,7 +27,7 @@ def test_push_to_pose_reaches_the_goal_and_records_it(tmp_path):
     from mcap.reader import make_reader
 
     result = _run(tmp_path, "1.06,0.0,0.35")
-    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]   # the document says why
     document = json.loads(result.stdout)
     assert document["success"], document["message"]
     assert document["goal"] == [1.06, 0.0, 0.35] and len(document["start"]) == 3
