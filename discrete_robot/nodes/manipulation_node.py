@@ -7,7 +7,8 @@ Action
   feedback; the result holds the final pose, its error to the goal and the largest difference between the
   executed and the planned object path. Success: the arm's goal succeeded and the object ended within
   ``position_tolerance`` and ``angle_tolerance`` of the goal. A bad goal (NaN, off the table, unreachable, no
-  push found) is aborted with the reason, and nothing runs.
+  push found) is aborted with the reason, and nothing runs. A goal that arrives before the arm's first
+  ``joint_states`` waits for them for up to ``STATE_WAIT_S`` (2 s of wall-clock time).
 
 The object follows the real fingertip: every ``joint_states`` message of the arm places the fingertip by
 forward kinematics, and the object moves by the minimum-power model from the fingertip's previous position
@@ -33,6 +34,7 @@ from geometry_msgs.msg import Point, PointStamped, Pose2D, PoseStamped, Transfor
 from rclpy.action import ActionClient, ActionServer, CancelResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.clock import Clock, ClockType
+from rclpy.task import Future
 from sensor_msgs.msg import JointState
 from std_msgs.msg import ColorRGBA
 from tf2_msgs.msg import TFMessage
@@ -71,6 +73,9 @@ DEFAULT_MODEL = "planar_2link.yaml"
 OBJECT_FRAME = "object"
 #: wall-clock seconds to wait for the arm's FollowJointTrajectory server to be discovered
 SERVER_WAIT_S = 2.0
+#: wall-clock seconds a goal waits for the arm's first joint_states: a goal can arrive as soon as the action
+#: server is discovered, before the joint_states subscription is matched
+STATE_WAIT_S = 2.0
 
 PARAMETERS = [
     ParameterSpec("model_file", "", f"arm model with a fingertip; empty = config/{DEFAULT_MODEL}", read_only=True),
@@ -125,6 +130,7 @@ class ManipulationNode(GuardedNode):
         self.contact_friction = self.scene.contact_friction
         self.state: PushedObjectState | None = None
         self.q: np.ndarray | None = None
+        self.first_state = Future()
         self.stamp = None
         self.motion: PushMotion | None = None
         self.goal_pose: np.ndarray | None = None
@@ -150,15 +156,18 @@ class ManipulationNode(GuardedNode):
     # ------------------------------------------------------------------------------------- the object
 
     def on_joint_states(self, msg: JointState) -> None:
-        self.q = arm_state(msg, self.arm.model.joint_names).positions
-        self.stamp = msg.header.stamp
-        finger = self.arm.position(self.q)
+        q = arm_state(msg, self.arm.model.joint_names).positions
+        finger = self.arm.position(q)
         if self.state is None:
             self.state = PushedObjectState(self.obj, self.pose, finger, self.arm.radius, self.contact_friction)
         else:
             self.state.follow(finger)
         if self.motion is not None:
             self.executed.append(self.state.pose.copy())
+        # q last: a goal, on another thread, takes a known q to mean the object's state exists
+        self.stamp, self.q = msg.header.stamp, q
+        if not self.first_state.done():
+            self.first_state.set_result(True)
 
     def publish(self) -> None:
         if self.state is None:
@@ -223,6 +232,8 @@ class ManipulationNode(GuardedNode):
         """Plan, execute through the arm's action, report (module docstring)."""
         goal = handle.request
         result = PushObject.Result()
+        if self.q is None:
+            await self.wall_clock_result(self.first_state, STATE_WAIT_S)
         try:
             motion = self._plan(goal)
         except DiscreteRobotError as error:
@@ -270,7 +281,7 @@ class ManipulationNode(GuardedNode):
 
     def _plan(self, goal) -> PushMotion:
         if self.q is None:
-            raise DiscreteRobotError("no joint_states from the arm yet: is its simulator running?")
+            raise DiscreteRobotError(f"no joint_states from the arm in {STATE_WAIT_S:g} s: is its simulator running?")
         start = [goal.start.x, goal.start.y, goal.start.theta] if goal.use_start else self.state.pose
         request = push_goal(self.scene, [goal.goal.x, goal.goal.y, goal.goal.theta], start,
                             [[p.x, p.y] for p in goal.footprint], goal.normal_force, goal.support_friction,

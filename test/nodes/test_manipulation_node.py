@@ -60,3 +60,28 @@ def test_the_arm_pushes_the_object_to_the_goal_and_bad_goals_are_refused(ros):
         assert refused.status == GoalStatus.STATUS_ABORTED and not refused.result.success
         assert reason in refused.result.message, refused.result.message
     assert simulator.alive() and node.alive()
+
+
+def test_a_goal_waits_briefly_for_the_arms_first_joint_states(ros):
+    """A goal can arrive before the arm's joint_states do (the action server is discovered first): it waits for
+    them, a bounded time, rather than failing at once."""
+    from action_msgs.msg import GoalStatus
+    from discrete_robot_interfaces.action import PushObject
+    from sensor_msgs.msg import JointState
+
+    from discrete_robot.nodes.manipulation_node import STATE_WAIT_S
+
+    node = ros.start("manipulation_node")
+    publisher = ros.node.create_publisher(JointState, "joint_states", 10)
+    alone = ros.goal_result(ros.send_goal(PushObject, "push_object", _goal(5.0, 0.0, 0.0)), 60.0)
+    assert alone.status == GoalStatus.STATUS_ABORTED and "no joint_states" in alone.result.message
+
+    handle = ros.send_goal(PushObject, "push_object", _goal(5.0, 0.0, 0.0))
+    state = JointState(name=["joint1", "joint2"], position=READY)
+    timer = ros.node.create_timer(STATE_WAIT_S / 20, lambda: publisher.publish(state))   # from now on
+    refused = ros.goal_result(handle, 60.0)
+    ros.node.destroy_timer(timer)
+    # planned with the state that came during the wait: the goal is refused for itself, not for the missing state
+    assert refused.status == GoalStatus.STATUS_ABORTED and "outside the table" in refused.result.message, \
+        refused.result.message
+    assert node.alive()
