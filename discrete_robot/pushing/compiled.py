@@ -1,18 +1,32 @@
-"""The support friction's inner loops as numba kernels (the math is in :mod:`.support`'s docstrings).
+"""The support friction's inner loops, and the prediction's two solvers around them, as numba kernels (the math
+is in :mod:`.support`'s and :mod:`.prediction`'s docstrings).
 
 A push prediction evaluates the dissipated power and its derivatives a few dozen times on a handful of edges or a
-few hundred points; numpy's per-call overhead was most of that cost (as in :mod:`discrete_robot.jit`).
+few hundred points; numpy's per-call overhead was most of that cost (as in :mod:`discrete_robot.jit`), and then
+the Python of the solvers' loops around them.
 
 - :func:`point_sums`: P, ∂P/∂ξ and ∂²P/∂ξ² of Σ_i w_i |v(r_i)| over support points;
 - :func:`polygon_closed_form`: the same for a uniform pressure over a polygon, by the edge integrals of
-  :class:`.support.UniformPolygonSupport`, about the center of rotation p = perp(v)/ω.
+  :class:`.support.UniformPolygonSupport`, about the center of rotation p = perp(v)/ω;
+- :func:`dissipation`: either, for a support given as its kernel tuple (``kernel`` of the support classes:
+  ``(kind, x, y, weights, rest, size, ax, ay, tx, ty, lengths, area, tiny, cx, cy)``, see :func:`points_kernel`
+  and :func:`polygon_kernel`);
+- :func:`sticking_rotation`: the sticking motion's rotation rate, the root of the power's slope along a line of
+  twists (safeguarded Newton);
+- :func:`newton_on_plane`: the least power on the plane W · ξ = 1 (damped Newton), the sliding motion;
+- :func:`closest_on_outline`: where on the footprint's outline a finger touches.
 
-Both fill ``gradient`` (3,) and, with ``hessian``, ``matrix`` (3, 3), and return P.
+The power kernels fill ``gradient`` (3,) and, with ``hessian``, ``matrix`` (3, 3), and return P.
 """
+
+import math
 
 import numpy as np
 
 from discrete_robot.jit import njit
+
+POINTS, POLYGON = 0, 1
+_NONE = np.empty(0)
 
 
 @njit
@@ -100,6 +114,205 @@ def polygon_closed_form(ax, ay, tx, ty, lengths, area, tiny, twist, hessian, gra
     return abs(omega) * distance_integral / area
 
 
+@njit
+def closest_on_outline(vertices, px, py):
+    """The point of the closed outline through ``vertices`` (k, 2) nearest to (px, py): (x, y, distance, edge,
+    parameter along the edge in [0, 1]); the first edge wins a tie."""
+    k = vertices.shape[0]
+    best = (0.0, 0.0, np.inf, 0, 0.0)
+    for j in range(k):
+        ax, ay = vertices[j, 0], vertices[j, 1]
+        ex, ey = vertices[(j + 1) % k, 0] - ax, vertices[(j + 1) % k, 1] - ay
+        t = min(max(((px - ax) * ex + (py - ay) * ey) / (ex * ex + ey * ey), 0.0), 1.0)
+        cx, cy = ax + t * ex, ay + t * ey
+        distance = math.hypot(cx - px, cy - py)
+        if distance < best[2]:
+            best = (cx, cy, distance, j, t)
+    return best
+
+
+def points_kernel(x, y, weights, rest, reach) -> tuple:
+    """The kernel tuple of weighted points: P's rest threshold is ``rest`` (relative) × (|v| + |ω| ``reach``)."""
+    return (POINTS, x, y, weights, float(rest), float(reach), _NONE, _NONE, _NONE, _NONE, _NONE, 0.0, 0.0, 0.0, 0.0)
+
+
+def polygon_kernel(gauss_x, gauss_y, gauss_weights, far, ax, ay, tx, ty, lengths, area, tiny, centroid) -> tuple:
+    """The kernel tuple of a uniform polygon: its quadrature rule where the center of rotation is farther than
+    ``far`` from the centroid, its edges' closed form nearer."""
+    return (POLYGON, gauss_x, gauss_y, gauss_weights, 0.0, float(far), ax, ay, tx, ty, lengths, float(area),
+            float(tiny), float(centroid[0]), float(centroid[1]))
+
+
+@njit
+def dissipation(support, twist, hessian, gradient, matrix):
+    """P(ξ) per unit μ N of the support ``support`` (a kernel tuple, module docstring), its gradient and
+    Hessian."""
+    kind, x, y, weights, rest, size, ax, ay, tx, ty, lengths, area, tiny, cx, cy = support
+    if kind == POINTS:
+        scale = abs(twist[0]) + abs(twist[1]) + abs(twist[2]) * size
+        return point_sums(x, y, weights, twist, hessian, rest * scale, gradient, matrix)
+    omega = twist[2]
+    if np.hypot(twist[0] - omega * cy, twist[1] + omega * cx) >= size * abs(omega):
+        return point_sums(x, y, weights, twist, hessian, 0.0, gradient, matrix)
+    return polygon_closed_form(ax, ay, tx, ty, lengths, area, tiny, twist, hessian, gradient, matrix)
+
+
+@njit
+def _slope(support, base, line, omega, twist, gradient, matrix):
+    """dP/dω and d²P/dω² along the twists ξ = base + ω line (the gradient at ξ into ``gradient``)."""
+    for i in range(3):
+        twist[i] = base[i] + omega * line[i]
+    dissipation(support, twist, True, gradient, matrix)
+    slope, curvature = 0.0, 0.0
+    for i in range(3):
+        slope += gradient[i] * line[i]
+        for j in range(3):
+            curvature += line[i] * matrix[i, j] * line[j]
+    return slope, curvature
+
+
+@njit
+def sticking_rotation(support, base, line, start, tolerance, max_iterations, gradient):
+    """The root ω of P's slope along ξ = base + ω line (non-decreasing: P is convex) from ``start``, by Newton's
+    method safeguarded with bracketing (rtsafe): Newton converges in a handful of evaluations on the closed-form
+    derivative; if the slope jumps over zero (a kink of P), the bracket closes on the jump. Returns (found, ω,
+    slope at ω), dP/dξ at ω into ``gradient``; ω is the best point seen when the bracket closes."""
+    twist, current, matrix = np.empty(3), np.empty(3), np.empty((3, 3))
+    x = start
+    value, derivative = _slope(support, base, line, x, twist, current, matrix)
+    low, high = -np.inf, np.inf
+    best_x, best_value = x, value
+    gradient[:] = current
+    previous_step = np.inf
+    for _ in range(max_iterations):
+        if abs(value) <= tolerance:
+            gradient[:] = current
+            return True, x, value
+        if value < 0.0:
+            low = x
+        else:
+            high = x
+        bracketed = np.isfinite(low) and np.isfinite(high)
+        if bracketed and high - low <= 1e-15 * max(1.0, abs(low), abs(high)):
+            return True, best_x, best_value
+        step = -value / derivative if derivative > 0.0 else np.inf
+        candidate = x + step
+        # Newton steps that do not halve the one before (zigzagging across a bend of the slope, where P's
+        # curvature jumps as the center of rotation passes a row of support points) give way to bisection
+        zigzag = bracketed and abs(step) > 0.5 * previous_step
+        if not (low < candidate and candidate < high) or not np.isfinite(candidate) or zigzag:
+            candidate = 0.5 * (low + high) if bracketed else x + np.sign(-value) * max(1.0, 2.0 * abs(x))
+        previous_step = abs(candidate - x)
+        x = candidate
+        value, derivative = _slope(support, base, line, x, twist, current, matrix)
+        if abs(value) < abs(best_value):
+            best_x, best_value = x, value
+            gradient[:] = current
+    return False, x, value
+
+
+@njit
+def null_basis(wrench, basis):
+    """An orthonormal basis (3, 2) of the plane orthogonal to ``wrench`` into ``basis`` (Duff et al. 2017,
+    "Building an orthonormal basis, revisited")."""
+    norm = math.sqrt(wrench[0] ** 2 + wrench[1] ** 2 + wrench[2] ** 2)
+    x, y, z = wrench[0] / norm, wrench[1] / norm, wrench[2] / norm
+    sign = math.copysign(1.0, z)
+    a = -1.0 / (sign + z)
+    b = x * y * a
+    basis[0, 0], basis[0, 1] = 1.0 + sign * x * x * a, b
+    basis[1, 0], basis[1, 1] = sign * b, sign + y * y * a
+    basis[2, 0], basis[2, 1] = -sign * x, -y
+
+
+@njit
+def balanced(gradient, wrench, tolerance, rounding):
+    """Whether some multiple of ``wrench`` balances dP/dξ (Newton's law, chart-free) to ``tolerance`` relative, or
+    to ``rounding``: dP/dξ sums the support points' forces, of total magnitude 1 (μ N in the local frame), and
+    when they nearly cancel (an object all but pivoting freely) a relative test is beyond rounding."""
+    norm = math.sqrt(wrench[0] ** 2 + wrench[1] ** 2 + wrench[2] ** 2)
+    along = (gradient[0] * wrench[0] + gradient[1] * wrench[1] + gradient[2] * wrench[2]) / norm
+    unbalanced, size = 0.0, 0.0
+    for i in range(3):
+        unbalanced += (gradient[i] - along * wrench[i] / norm) ** 2
+        size += gradient[i] ** 2
+    return math.sqrt(unbalanced) <= tolerance * math.sqrt(size) + rounding
+
+
+@njit
+def newton_on_plane(support, wrench, start, max_iterations, tolerance, accept_tolerance, rounding, twist, gradient):
+    """Damped Newton for min P on W · ξ = 1 (W = ``wrench``) from ``start``, in coordinates z of the plane
+    (ξ = W/|W|² + B z, B its orthonormal basis): stop when the unbalanced part Bᵀ dP/dξ is below ``tolerance``
+    relative (plus ``rounding``); Armijo backtracking while P can resolve the decrease, else the full step;
+    give up after three short steps in a row (the iterates slide into a kink of P: a support point at rest).
+    The twist and dP/dξ into ``twist``, ``gradient``; returns whether they balance to ``accept_tolerance``."""
+    basis, H = np.empty((3, 2)), np.empty((3, 3))
+    trial_gradient, trial_H = np.empty(3), np.empty((3, 3))
+    null_basis(wrench, basis)
+    squared = wrench[0] ** 2 + wrench[1] ** 2 + wrench[2] ** 2
+    along = (wrench[0] * start[0] + wrench[1] * start[1] + wrench[2] * start[2])
+    z, trial, step, reduced = np.zeros(2), np.empty(2), np.empty(2), np.empty(2)
+    for k in range(2):
+        for i in range(3):
+            z[k] += basis[i, k] * (start[i] / along - wrench[i] / squared)
+    _on_plane(wrench, squared, basis, z, twist)
+    power = dissipation(support, twist, True, gradient, H)
+    short_steps = 0
+    for _ in range(max_iterations):
+        for k in range(2):
+            reduced[k] = basis[0, k] * gradient[0] + basis[1, k] * gradient[1] + basis[2, k] * gradient[2]
+        size = math.sqrt(gradient[0] ** 2 + gradient[1] ** 2 + gradient[2] ** 2)
+        if math.sqrt(reduced[0] ** 2 + reduced[1] ** 2) <= tolerance * size + rounding:
+            _on_plane(wrench, squared, basis, z, twist)
+            return True
+        h11, h12, h22 = _reduced_hessian(H, basis)
+        regular = 1e-14 * (h11 + h22)
+        h11, h22 = h11 + regular, h22 + regular
+        determinant = h11 * h22 - h12 * h12
+        step[0] = (h12 * reduced[1] - h22 * reduced[0]) / determinant
+        step[1] = (h12 * reduced[0] - h11 * reduced[1]) / determinant
+        decrease = reduced[0] * step[0] + reduced[1] * step[1]
+        # below rounding of P the Armijo test cannot tell; the gradient still can, so take the Newton step
+        resolvable = -decrease > 1e-11 * power
+        length = 1.0
+        while True:
+            trial[0], trial[1] = z[0] + length * step[0], z[1] + length * step[1]
+            _on_plane(wrench, squared, basis, trial, twist)
+            trial_power = dissipation(support, twist, True, trial_gradient, trial_H)
+            if not resolvable or trial_power <= power + 1e-4 * length * decrease or length < 1e-12:
+                break
+            length *= 0.5
+        # repeated short steps: the iterates are sliding into a kink of P (a support point at rest)
+        short_steps = short_steps + 1 if length < 1e-3 else 0
+        if length < 1e-12 or short_steps >= 3:
+            break
+        z[:] = trial
+        power = trial_power
+        gradient[:] = trial_gradient
+        H[:] = trial_H
+    _on_plane(wrench, squared, basis, z, twist)
+    return balanced(gradient, wrench, accept_tolerance, rounding)
+
+
+@njit
+def _on_plane(wrench, squared, basis, z, twist):
+    """ξ = W/|W|² + B z."""
+    for i in range(3):
+        twist[i] = wrench[i] / squared + basis[i, 0] * z[0] + basis[i, 1] * z[1]
+
+
+@njit
+def _reduced_hessian(H, basis):
+    """(Bᵀ H B)_11, _12, _22."""
+    h = np.zeros((2, 2))
+    for a in range(2):
+        for b in range(2):
+            for i in range(3):
+                for j in range(3):
+                    h[a, b] += basis[i, a] * H[i, j] * basis[j, b]
+    return h[0, 0], h[0, 1], h[1, 1]
+
+
 def warm_up() -> None:
     """Compile the kernels (make setup): a unit square, as points and as a polygon, with and without Hessian."""
     x, y = np.array([0.0, 1.0, 1.0, 0.0]), np.array([0.0, 0.0, 1.0, 1.0])
@@ -108,3 +321,11 @@ def warm_up() -> None:
         point_sums(x, y, np.full(4, 0.25), twist, hessian, 0.0, gradient, matrix)
         polygon_closed_form(x, y, np.array([1.0, 0.0, -1.0, 0.0]), np.array([0.0, 1.0, 0.0, -1.0]), np.ones(4), 1.0,
                             1e-150, twist, hessian, gradient, matrix)
+    from discrete_robot.pushing.support import PointSupport, UniformPolygonSupport
+
+    square = np.column_stack([x, y])
+    closest_on_outline(square, 0.5, -0.1)
+    base, line, wrench = np.array([1.0, 0.0, 0.0]), np.array([0.5, -0.5, 1.0]), np.array([1.0, 0.2, 0.3])
+    for support in (PointSupport(square, np.ones(4)), UniformPolygonSupport(square)):
+        sticking_rotation(support.kernel, base, line, 0.0, 1e-12, 100, gradient)
+        newton_on_plane(support.kernel, wrench, wrench, 50, 1e-12, 1e-10, 1e-14, twist, gradient)

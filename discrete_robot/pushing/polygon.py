@@ -6,10 +6,12 @@ vertex j+1; its outward normal is the edge direction turned clockwise.
 """
 
 import logging
+import math
 
 import numpy as np
 
 from discrete_robot.errors import InputError
+from discrete_robot.pushing import compiled
 
 log = logging.getLogger(__name__)
 
@@ -139,13 +141,9 @@ def contains(vertices: np.ndarray, points: np.ndarray) -> np.ndarray:
 
 def closest_on_outline(vertices: np.ndarray, point: np.ndarray) -> tuple[np.ndarray, float, int, float]:
     """The outline point nearest to ``point``: (closest point, distance, edge index, edge parameter in [0, 1])."""
-    a = vertices
-    edge = np.roll(vertices, -1, axis=0) - a
-    t = np.clip(np.sum((point - a) * edge, axis=1) / np.sum(edge * edge, axis=1), 0.0, 1.0)
-    candidates = a + t[:, None] * edge
-    distances = np.linalg.norm(candidates - point, axis=1)
-    j = int(np.argmin(distances))
-    return candidates[j], float(distances[j]), j, float(t[j])
+    x, y, distance, edge, parameter = compiled.closest_on_outline(np.ascontiguousarray(vertices, dtype=float),
+                                                                float(point[0]), float(point[1]))
+    return np.array([x, y]), distance, int(edge), parameter
 
 
 def outward_normals(vertices: np.ndarray) -> np.ndarray:
@@ -162,17 +160,21 @@ def outline_normal(vertices: np.ndarray, edge: int, parameter: float, vertex_tol
     normal is then the normalised mean of the two edges' inward normals (the
     bisector of the contact normal cone).
     """
-    normals = -outward_normals(vertices)
     k = len(vertices)
-    length = float(np.linalg.norm(vertices[(edge + 1) % k] - vertices[edge]))
+
+    def inward(j: int) -> np.ndarray:
+        dx, dy = vertices[(j + 1) % k] - vertices[j]
+        return np.array([-dy, dx]) / math.hypot(dx, dy)
+
+    length = math.hypot(*(vertices[(edge + 1) % k] - vertices[edge]))
     if parameter * length <= vertex_tolerance:
-        mean = normals[edge] + normals[edge - 1]
+        mean = inward(edge) + inward(edge - 1)
     elif (1.0 - parameter) * length <= vertex_tolerance:
-        mean = normals[edge] + normals[(edge + 1) % k]
+        mean = inward(edge) + inward((edge + 1) % k)
     else:
-        return normals[edge]
-    norm = np.linalg.norm(mean)
-    return normals[edge] if norm < 1e-9 else mean / norm
+        return inward(edge)
+    norm = math.hypot(*mean)
+    return inward(edge) if norm < 1e-9 else mean / norm
 
 
 def first_contact_fraction(vertices: np.ndarray, start: np.ndarray, displacement: np.ndarray,

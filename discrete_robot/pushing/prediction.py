@@ -57,6 +57,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from discrete_robot.errors import ConvergenceError, InputError
+from discrete_robot.pushing import compiled
 from discrete_robot.pushing.object_model import PushedObject
 from discrete_robot.pushing.polygon import closest_on_outline, contains, outline_normal, perp
 from discrete_robot.pushing.power_program import PowerProgram, solve_power_program
@@ -266,57 +267,18 @@ def _sticking(support: SupportFriction, c: np.ndarray, direction: np.ndarray):
     """
     base = np.array([*direction, 0.0])
     line = np.array([c[1], -c[0], 1.0])
-
-    def slope(omega):
-        _, gradient, hessian = support.dissipation(base + omega * line, hessian=True)
-        return gradient @ line, line @ hessian @ line, gradient
-
-    omega, value, gradient = _monotone_root(slope, _ellipsoid_sticking_rotation(support, c, direction),
-                                            tolerance=NEWTON_TOLERANCE * np.linalg.norm(line))
+    gradient = np.empty(3)
+    found, omega, value = compiled.sticking_rotation(
+        support.kernel, base, line, _ellipsoid_sticking_rotation(support, c, direction),
+        NEWTON_TOLERANCE * np.linalg.norm(line), 2 * MAX_ITERATIONS, gradient)
+    if not found:
+        raise ConvergenceError("root of the power's slope not found")
     twist = base + omega * line
     if abs(value) <= 1e-9 * np.linalg.norm(line):
         return twist, (gradient[:2], gradient[:2])
     if not isinstance(support, PointSupport):
         raise ConvergenceError(f"sticking minimum not found (moment residual {value:.3g})")
     return twist, _resting_point_forces(support, twist, c)
-
-
-def _monotone_root(slope, start: float, tolerance: float):
-    """Root of a non-decreasing function by Newton's method safeguarded with bracketing (rtsafe).
-
-    scipy's bracketing solvers do not use the derivative we have in closed
-    form; Newton converges here in a handful of evaluations. If the function
-    jumps over zero (a kink of P), the bracket closes on the jump.
-    Returns (x, f(x), extra) at the last evaluated point.
-    """
-    x = start
-    value, derivative, extra = slope(x)
-    low, high = -np.inf, np.inf
-    best = (x, value, extra)
-    previous_step = np.inf
-    for _ in range(MAX_ITERATIONS * 2):
-        if abs(value) <= tolerance:
-            return x, value, extra
-        if value < 0.0:
-            low = x
-        else:
-            high = x
-        bracketed = np.isfinite(low) and np.isfinite(high)
-        if bracketed and high - low <= 1e-15 * max(1.0, abs(low), abs(high)):
-            return best
-        step = -value / derivative if derivative > 0.0 else np.inf
-        candidate = x + step
-        # Newton steps that do not halve the one before (zigzagging across a bend of the slope, where P's
-        # curvature jumps as the center of rotation passes a row of support points) give way to bisection
-        zigzag = bracketed and abs(step) > 0.5 * previous_step
-        if not (low < candidate < high) or not np.isfinite(candidate) or zigzag:
-            candidate = 0.5 * (low + high) if bracketed else x + np.sign(-value) * max(1.0, 2.0 * abs(x))
-        previous_step = abs(candidate - x)
-        x = candidate
-        value, derivative, extra = slope(x)
-        if abs(value) < abs(best[1]):
-            best = (x, value, extra)
-    raise ConvergenceError("root of the power's slope not found")
 
 
 def _resting_point_forces(support: PointSupport, twist: np.ndarray, c: np.ndarray):
@@ -348,16 +310,6 @@ def _static_capacity(support: PointSupport, k: int) -> float:
     distances = np.linalg.norm(support.points - support.points[k], axis=1)
     others = distances > 0.0
     return float(support.weights[k] * (1.0 + 1e-9) + support.weights[others] @ (REST_RESOLUTION / distances[others]))
-
-
-def _null_basis(wrench: np.ndarray) -> np.ndarray:
-    """Orthonormal basis (3, 2) of the plane orthogonal to ``wrench`` (Duff et al. 2017, "Building an
-    orthonormal basis, revisited"; written out because this runs in the solver's inner loop)."""
-    x, y, z = wrench / math.sqrt(wrench @ wrench)
-    sign = math.copysign(1.0, z)
-    a = -1.0 / (sign + z)
-    b = x * y * a
-    return np.array([[1.0 + sign * x * x * a, b], [sign * b, sign + y * y * a], [-sign * x, -y]])
 
 
 def _ellipsoid_guess(support: SupportFriction, wrench: np.ndarray) -> np.ndarray:
@@ -438,47 +390,17 @@ def _wrench_about(wrench: np.ndarray, origin: np.ndarray) -> np.ndarray:
 
 
 def _balanced(gradient: np.ndarray, wrench: np.ndarray, tolerance: float) -> bool:
-    """Whether some multiple of ``wrench`` balances dP/dxi (Newton's law, chart-free) to ``tolerance`` relative,
-    or to its rounding: dP/dxi sums the support points' forces, of total magnitude 1 (mu N in the local frame),
-    and when they nearly cancel (an object all but pivoting freely) a relative test is beyond rounding."""
-    unit = wrench / np.linalg.norm(wrench)
-    unbalanced = np.linalg.norm(gradient - (gradient @ unit) * unit)
-    return bool(unbalanced <= tolerance * np.linalg.norm(gradient) + GRADIENT_ROUNDING)
+    """Whether some multiple of ``wrench`` balances dP/dxi to ``tolerance`` (:func:`.compiled.balanced`)."""
+    return bool(compiled.balanced(gradient, wrench, tolerance, GRADIENT_ROUNDING))
 
 
 def _newton_on_plane(support: SupportFriction, wrench: np.ndarray, start: np.ndarray):
-    """Damped Newton for min P on wrench . xi = 1 from ``start``; returns (twist, dP/dxi, converged)."""
-    on_plane = wrench / (wrench @ wrench)
-    basis = _null_basis(wrench)
-    z = basis.T @ (start / (wrench @ start) - on_plane)
-    power, gradient, hessian = support.dissipation(on_plane + basis @ z, hessian=True)
-    short_steps = 0
-    for _ in range(MAX_ITERATIONS):
-        reduced = basis.T @ gradient  # the unbalanced part of dP/dxi, as in _balanced
-        if math.sqrt(reduced @ reduced) <= NEWTON_TOLERANCE * math.sqrt(gradient @ gradient) + GRADIENT_ROUNDING:
-            return on_plane + basis @ z, gradient, True
-        (h11, h12), (_, h22) = basis.T @ hessian @ basis
-        regular = 1e-14 * (h11 + h22)
-        h11, h22 = h11 + regular, h22 + regular
-        step = np.array([h12 * reduced[1] - h22 * reduced[0], h12 * reduced[0] - h11 * reduced[1]]) / (
-            h11 * h22 - h12 * h12)
-        decrease = reduced @ step
-        # below rounding of P the Armijo test cannot tell; the gradient still can, so take the Newton step
-        resolvable = -decrease > 1e-11 * power
-        length = 1.0
-        while True:
-            trial = z + length * step
-            result = support.dissipation(on_plane + basis @ trial, hessian=True)
-            if not resolvable or result[0] <= power + 1e-4 * length * decrease or length < 1e-12:
-                break
-            length *= 0.5
-        # repeated short steps: the iterates are sliding into a kink of P (a support point at rest)
-        short_steps = short_steps + 1 if length < 1e-3 else 0
-        if length < 1e-12 or short_steps >= 3:
-            break
-        z = trial
-        power, gradient, hessian = result
-    return on_plane + basis @ z, gradient, _balanced(gradient, wrench, ACCEPT_TOLERANCE)
+    """Damped Newton for min P on wrench . xi = 1 from ``start`` (:func:`.compiled.newton_on_plane`); returns
+    (twist, dP/dxi, converged)."""
+    twist, gradient = np.empty(3), np.empty(3)
+    converged = compiled.newton_on_plane(support.kernel, wrench, np.asarray(start, dtype=float), MAX_ITERATIONS,
+                                         NEWTON_TOLERANCE, ACCEPT_TOLERANCE, GRADIENT_ROUNDING, twist, gradient)
+    return twist, gradient, bool(converged)
 
 
 def _rotation_near_point(support: PointSupport, wrench: np.ndarray, start: np.ndarray, k: int):

@@ -77,9 +77,18 @@ class SupportFriction(Protocol):
     radius: float
     #: P of a unit rotation about the centroid: the largest friction torque (unit mu N), m_max
     pivot_torque: float
+    #: the support as the compiled kernels take it (:mod:`.compiled`)
+    kernel: tuple
 
     def dissipation(self, twist: np.ndarray, hessian: bool = False) -> tuple[float, np.ndarray, np.ndarray | None]:
         """(P, dP/dxi, d2P/dxi2 or None) at ``twist`` (not zero)."""
+
+
+def _dissipation(kernel: tuple, twist, hessian: bool):
+    """(P, dP/dξ, d²P/dξ² or None) of a support's kernel tuple (:func:`.compiled.dissipation`)."""
+    gradient, matrix = np.empty(3), np.empty((3, 3))
+    power = compiled.dissipation(kernel, np.asarray(twist, dtype=float), hessian, gradient, matrix)
+    return power, gradient, matrix if hessian else None
 
 
 def _sums(x: np.ndarray, y: np.ndarray, weights: np.ndarray, twist: np.ndarray, hessian: bool, rest: float = 0.0):
@@ -122,12 +131,13 @@ class PointSupport:
         self._y = np.ascontiguousarray(self.points[:, 1])
         self.centroid = self.weights @ self.points
         self.radius = float(np.max(np.linalg.norm(self.points - self.centroid, axis=1)))
-        self._reach = self.radius + float(np.linalg.norm(self.centroid))
+        reach = self.radius + float(np.linalg.norm(self.centroid))
+        self.kernel = compiled.points_kernel(self._x, self._y, self.weights, REST_RESOLUTION, reach)
         self.pivot_torque = self.dissipation(np.array([self.centroid[1], -self.centroid[0], 1.0]))[0]
 
     def dissipation(self, twist, hessian=False):
-        scale = abs(twist[0]) + abs(twist[1]) + abs(twist[2]) * self._reach
-        return _sums(self._x, self._y, self.weights, twist, hessian, rest=REST_RESOLUTION * scale)
+        """A point slower than REST_RESOLUTION × (|v| + |ω| reach) counts as at rest (see :func:`_sums`)."""
+        return _dissipation(self.kernel, twist, hessian)
 
     def shifted(self, origin: np.ndarray) -> "PointSupport":
         """The same support in a frame at ``origin`` (twists there are the velocity of ``origin`` and omega)."""
@@ -223,28 +233,16 @@ class UniformPolygonSupport:
         self.centroid = centroid(self.vertices)
         self.radius = float(np.max(np.linalg.norm(self.vertices - self.centroid, axis=1)))
         edge = np.roll(self.vertices, -1, axis=0) - self.vertices
-        self._lengths = np.linalg.norm(edge, axis=1)
-        self._ax, self._ay = self.vertices[:, 0].copy(), self.vertices[:, 1].copy()
-        self._tx, self._ty = edge[:, 0] / self._lengths, edge[:, 1] / self._lengths
-        # below this |h| an edge's line passes through the center of rotation: h asinh(t/|h|) -> 0, no 0 * inf
-        self._tiny = 1e-150 * self.radius
+        lengths = np.linalg.norm(edge, axis=1)
         points, weights = min((fan_gauss_rule(self.vertices, GAUSS_ORDER), far_field_rule(self.vertices, FAR_DEGREE)),
                               key=lambda rule: len(rule[1]))
-        self._gauss_x = np.ascontiguousarray(points[:, 0])
-        self._gauss_y = np.ascontiguousarray(points[:, 1])
-        self._gauss_weights = weights / self.area
+        # the quadrature rule where the center of rotation is farther than FAR_FACTOR radii, the edge integrals
+        # nearer; below 1e-150 radii an edge's line passes through the center of rotation: h asinh(t/|h|) -> 0
+        self.kernel = compiled.polygon_kernel(
+            np.ascontiguousarray(points[:, 0]), np.ascontiguousarray(points[:, 1]), weights / self.area,
+            FAR_FACTOR * self.radius, self.vertices[:, 0].copy(), self.vertices[:, 1].copy(), edge[:, 0] / lengths,
+            edge[:, 1] / lengths, lengths, self.area, 1e-150 * self.radius, self.centroid)
         self.pivot_torque = self.dissipation(np.array([self.centroid[1], -self.centroid[0], 1.0]))[0]
 
     def dissipation(self, twist, hessian=False):
-        omega = float(twist[2])
-        centroid_speed = np.hypot(twist[0] - omega * self.centroid[1], twist[1] + omega * self.centroid[0])
-        if centroid_speed >= FAR_FACTOR * self.radius * abs(omega):
-            return _sums(self._gauss_x, self._gauss_y, self._gauss_weights, twist, hessian)
-        return self._closed_form(twist, hessian)
-
-    def _closed_form(self, twist, hessian):
-        """The edge integrals about the center of rotation, compiled (:func:`.compiled.polygon_closed_form`)."""
-        gradient, matrix = np.empty(3), np.empty((3, 3))
-        power = compiled.polygon_closed_form(self._ax, self._ay, self._tx, self._ty, self._lengths, self.area,
-                                             self._tiny, np.asarray(twist, dtype=float), hessian, gradient, matrix)
-        return power, gradient, matrix if hessian else None
+        return _dissipation(self.kernel, twist, hessian)
