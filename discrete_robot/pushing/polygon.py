@@ -19,6 +19,8 @@ log = logging.getLogger(__name__)
 def perp(vectors: np.ndarray) -> np.ndarray:
     """The vector(s) turned +90 degrees: perp(x, y) = (-y, x); perp(r) . v is the moment r x v."""
     vectors = np.asarray(vectors, dtype=float)
+    if vectors.ndim == 1:       # one vector: the prediction's inner calls, where numpy's general path costs most
+        return np.array((-vectors[1], vectors[0]))
     turned = np.empty_like(vectors)
     turned[..., 0] = -vectors[..., 1]
     turned[..., 1] = vectors[..., 0]
