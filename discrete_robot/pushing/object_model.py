@@ -19,6 +19,7 @@ size or where its frame origin is.
 """
 
 import enum
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -54,6 +55,11 @@ class PushedObject:
     support: SupportFriction
     origin: np.ndarray
     scale: float
+
+    @functools.cached_property
+    def size(self) -> float:
+        """The footprint's largest extent along x or y, m (the scale of the prediction's tolerances)."""
+        return float(np.max(np.ptp(self.footprint, axis=0)))
 
     @property
     def circumradius(self) -> float:

@@ -143,7 +143,7 @@ def contact_on_outline(obj: PushedObject, contact_point, pusher_radius: float = 
     or a finger of ``pusher_radius`` touching there would overlap the footprint elsewhere."""
     point = _finite_vector(contact_point, "contact_point")
     radius = _non_negative(pusher_radius, "pusher_radius")
-    size = float(np.max(np.ptp(obj.footprint, axis=0)))
+    size = obj.size
     closest, distance, edge, parameter = closest_on_outline(obj.footprint, point)
     if distance > OUTLINE_TOLERANCE * size:
         raise InputError(f"contact_point {point.tolist()} is {distance:.3g} m off the footprint outline "
@@ -166,7 +166,7 @@ def predict_push(obj: PushedObject, contact_point, pusher_velocity, contact_fric
     non-finite velocity, negative friction or radius.
     """
     velocity = _finite_vector(pusher_velocity, "pusher_velocity")
-    if not np.any(velocity):
+    if not velocity.any():
         raise InputError("pusher_velocity is zero: a quasistatic push needs a moving finger")
     mu = _non_negative(contact_friction, "contact_friction")
     contact = contact_on_outline(obj, contact_point, pusher_radius)
@@ -241,7 +241,7 @@ def _force_in_cone(forces: tuple[np.ndarray, np.ndarray], normal, left, mu) -> n
     delta = end - start
     # the friction bound mu f_n to CONE_TOLERANCE relative, plus rounding of f; not CONE_TOLERANCE |f|, which for
     # mu -> 0 would call a force with |f . t| ~ 1e-9 |f| sticking where the cone is (nearly) the normal alone
-    rounding = FORCE_ROUNDING * max(np.linalg.norm(start), np.linalg.norm(end))
+    rounding = FORCE_ROUNDING * max(math.hypot(*start), math.hypot(*end))
     widened = (1.0 + CONE_TOLERANCE) * mu
     low, high = 0.0, 1.0
     for axis in (normal, widened * normal - left, widened * normal + left):

@@ -110,7 +110,7 @@ def clearance(obj: PushedObject, pose, finger_world, radius: float) -> float:
 def _contact_normal(obj: PushedObject, finger: np.ndarray, closest, distance, inside, edge, parameter):
     """Unit normal into the object at the contact: from the finger centre to the nearest outline point, or the
     outline's own normal when the centre is on or inside the outline."""
-    size = float(np.max(np.ptp(obj.footprint, axis=0)))
+    size = obj.size
     if not inside and distance > 1e-9 * size:
         return (closest - finger) / distance
     return outline_normal(obj.footprint, edge, parameter, 1e-9 * size)
