@@ -14,6 +14,7 @@ the Python of the solvers' loops around them.
 - :func:`sticking_rotation`: the sticking motion's rotation rate, the root of the power's slope along a line of
   twists (safeguarded Newton);
 - :func:`newton_on_plane`: the least power on the plane W · ξ = 1 (damped Newton), the sliding motion;
+- :func:`force_in_cone`, :func:`sliding_motion`: the contact modes' tests and the sliding motion's scaling;
 - :func:`closest_on_outline`: where on the footprint's outline a finger touches.
 
 The power kernels fill ``gradient`` (3,) and, with ``hessian``, ``matrix`` (3, 3), and return P.
@@ -129,6 +130,62 @@ def closest_on_outline(vertices, px, py):
         if distance < best[2]:
             best = (cx, cy, distance, j, t)
     return best
+
+
+@njit
+def force_in_cone(start, end, normal, left, mu, cone_tolerance, force_rounding, force):
+    """A force of the segment [start, end] inside the friction cone |f · t| ≤ μ f · n (t = ``left``), the middle
+    of the part inside, into ``force``; returns whether there is one. The cone is widened to ``cone_tolerance``
+    of the friction bound μ f_n, plus the rounding of f (``force_rounding`` |f|): not ``cone_tolerance`` |f|,
+    which for μ -> 0 would call a force with |f · t| ~ 1e-9 |f| sticking where the cone is (nearly) the normal
+    alone."""
+    rounding = force_rounding * max(math.hypot(start[0], start[1]), math.hypot(end[0], end[1]))
+    widened = (1.0 + cone_tolerance) * mu
+    dx, dy = end[0] - start[0], end[1] - start[1]
+    low, high = 0.0, 1.0
+    for side in (0.0, -1.0, 1.0):        # the half-planes f · n ≥ 0 and (μ n ∓ t) · f ≥ 0
+        scale = 1.0 if side == 0.0 else widened
+        ax, ay = scale * normal[0] + side * left[0], scale * normal[1] + side * left[1]
+        value, rate = start[0] * ax + start[1] * ay + rounding, dx * ax + dy * ay
+        if abs(rate) <= 1e-300:
+            if value < 0.0:
+                return False
+        elif rate > 0.0:
+            low = max(low, -value / rate)
+        else:
+            high = min(high, -value / rate)
+    if low > high:
+        return False
+    middle = 0.5 * (low + high)
+    force[0], force[1] = start[0] + middle * dx, start[1] + middle * dy
+    return True
+
+
+OK, NO_APPROACH, WRONG_SLIP = range(3)
+
+
+@njit
+def sliding_motion(twist, load, c, normal, left, direction, side, edge, out_twist, force):
+    """The sliding motion from the least-power twist ``twist`` on W · ξ = 1 (W the cone edge's wrench, ``edge`` its
+    force direction n + side μ t; ``load`` = dP/dξ there): scaled so the contact point's velocity u has the
+    finger's normal speed u · n = direction · n, into ``out_twist``; the finger force, the multiplier of W
+    along ``edge``, into ``force``. Returns (status, power dP/dξ · ξ): NO_APPROACH if u · n ≤ 0 (the value in
+    place of the power), WRONG_SLIP if the finger's slip (direction − u) · t opposes its friction (the slip)."""
+    wrench = np.array([edge[0], edge[1], -c[1] * edge[0] + c[0] * edge[1]])
+    approach = (twist[0] - twist[2] * c[1]) * normal[0] + (twist[1] + twist[2] * c[0]) * normal[1]
+    if approach <= 0.0:
+        return NO_APPROACH, approach
+    scale = (direction[0] * normal[0] + direction[1] * normal[1]) / approach
+    for i in range(3):
+        out_twist[i] = twist[i] * scale
+    slip = ((direction[0] - out_twist[0] + out_twist[2] * c[1]) * left[0]
+            + (direction[1] - out_twist[1] - out_twist[2] * c[0]) * left[1])
+    if side * slip < -1e-8:
+        return WRONG_SLIP, slip
+    multiplier = (load[0] * wrench[0] + load[1] * wrench[1] + load[2] * wrench[2]) / (
+        wrench[0] ** 2 + wrench[1] ** 2 + wrench[2] ** 2)
+    force[0], force[1] = multiplier * edge[0], multiplier * edge[1]
+    return OK, load[0] * out_twist[0] + load[1] * out_twist[1] + load[2] * out_twist[2]
 
 
 def points_kernel(x, y, weights, rest, reach) -> tuple:
@@ -326,6 +383,9 @@ def warm_up() -> None:
     square = np.column_stack([x, y])
     closest_on_outline(square, 0.5, -0.1)
     base, line, wrench = np.array([1.0, 0.0, 0.0]), np.array([0.5, -0.5, 1.0]), np.array([1.0, 0.2, 0.3])
+    unit, force = np.array([1.0, 0.0]), np.empty(2)
+    force_in_cone(unit, unit, unit, np.array([0.0, 1.0]), 0.5, 1e-9, 1e-13, force)
+    sliding_motion(base, base, unit, unit, np.array([0.0, 1.0]), unit, 1.0, unit, twist, force)
     for support in (PointSupport(square, np.ones(4)), UniformPolygonSupport(square)):
         sticking_rotation(support.kernel, base, line, 0.0, 1e-12, 100, gradient)
         newton_on_plane(support.kernel, wrench, wrench, 50, 1e-12, 1e-10, 1e-14, twist, gradient)

@@ -189,8 +189,8 @@ def predict_at_contact(obj: PushedObject, contact: Contact, pusher_velocity: np.
     left = contact.left
     mu = contact_friction
     twist, forces = _sticking(support, c, direction)
-    force = _force_in_cone(forces, normal, left, mu)
-    if force is not None:
+    force = np.empty(2)
+    if compiled.force_in_cone(*forces, normal, left, mu, CONE_TOLERANCE, FORCE_ROUNDING, force):
         mode = ContactMode.STICKING
         # Euler: P(xi) = g . xi for every subgradient g = [f; perp(c) . f], and u(xi) = direction
         local_power = force @ direction
@@ -198,64 +198,36 @@ def predict_at_contact(obj: PushedObject, contact: Contact, pusher_velocity: np.
         side = 1.0 if forces[0] @ left > 0.0 else -1.0
         mode = ContactMode.SLIDING_LEFT if side > 0.0 else ContactMode.SLIDING_RIGHT
         edge = normal + side * mu * left
-        wrench = np.array([*edge, perp(c) @ edge])
-        twist, load = _twist_for_wrench(support, wrench)
-        contact_velocity = twist[:2] + twist[2] * perp(c)
-        approach = contact_velocity @ normal
-        if approach <= 0.0:
-            raise ConvergenceError(f"sliding solution does not approach the contact (u.n = {approach:.3g})")
-        twist = twist * (direction @ normal) / approach
-        slip = (direction - twist[:2] - twist[2] * perp(c)) @ left
-        if side * slip < -1e-8:
-            raise ConvergenceError(f"{mode.value}: slip {slip:.3g} has the wrong sign for its friction")
-        force = (load @ wrench) / (wrench @ wrench) * edge
-        local_power = load @ twist
+        least, load = _twist_for_wrench(support, np.array([*edge, perp(c) @ edge]))
+        twist = np.empty(3)
+        status, local_power = compiled.sliding_motion(least, load, c, normal, left, direction, side, edge, twist,
+                                                      force)
+        if status == compiled.NO_APPROACH:
+            raise ConvergenceError(f"sliding solution does not approach the contact (u.n = {local_power:.3g})")
+        if status == compiled.WRONG_SLIP:
+            raise ConvergenceError(f"{mode.value}: slip {local_power:.3g} has the wrong sign for its friction")
     return _to_object_frame(obj, contact, velocity, speed, twist, force, mode, local_power)
 
 
 def _to_object_frame(obj, contact, velocity, speed, local_twist, local_force, mode, local_power) -> PushPrediction:
-    """Undo the local scaling: local twist and support power per unit local finger speed -> object-frame SI."""
-    local_twist = local_twist * speed / obj.scale
-    omega = float(local_twist[2])
-    centroid_velocity = obj.scale * local_twist[:2]
-    origin_velocity = centroid_velocity - omega * perp(obj.origin)
+    """Undo the local scaling: local twist and support power per unit local finger speed -> object-frame SI (in
+    scalars: this runs once per prediction, where numpy's small-array calls cost more than the arithmetic)."""
+    vx, vy = speed * float(local_twist[0]), speed * float(local_twist[1])     # the centroid's velocity, m/s
+    omega = speed / obj.scale * float(local_twist[2])
+    ox, oy = float(obj.origin[0]), float(obj.origin[1])
     far = COR_FAR_FACTOR * obj.scale
-    centroid_speed = math.hypot(centroid_velocity[0], centroid_velocity[1])
+    centroid_speed = math.hypot(vx, vy)
     is_translation = centroid_speed >= far * abs(omega)
     if is_translation:
-        sign = 1.0 if omega >= 0.0 else -1.0
-        cor = obj.origin + far * sign * perp(centroid_velocity) / centroid_speed
+        reach = far * (1.0 if omega >= 0.0 else -1.0) / centroid_speed
+        cor = np.array([ox - reach * vy, oy + reach * vx])
     else:
-        cor = obj.origin + perp(centroid_velocity) / omega
+        cor = np.array([ox - vy / omega, oy + vx / omega])
     force = obj.friction_load * local_force
-    support_power = obj.friction_load * speed * local_power
-    return PushPrediction(twist=np.array([*origin_velocity, omega]), center_of_rotation=cor, mode=mode,
-                          contact_force=force, power=float(force @ velocity), support_power=float(support_power),
-                          contact=contact, pusher_velocity=velocity, is_translation=bool(is_translation))
-
-
-def _force_in_cone(forces: tuple[np.ndarray, np.ndarray], normal, left, mu) -> np.ndarray | None:
-    """A force of the segment [forces[0], forces[1]] inside the friction cone (the middle of the part inside), or
-    None. The segment is a single point unless the sticking minimum rests on a support point."""
-    start, end = forces
-    delta = end - start
-    # the friction bound mu f_n to CONE_TOLERANCE relative, plus rounding of f; not CONE_TOLERANCE |f|, which for
-    # mu -> 0 would call a force with |f . t| ~ 1e-9 |f| sticking where the cone is (nearly) the normal alone
-    rounding = FORCE_ROUNDING * max(math.hypot(*start), math.hypot(*end))
-    widened = (1.0 + CONE_TOLERANCE) * mu
-    low, high = 0.0, 1.0
-    for axis in (normal, widened * normal - left, widened * normal + left):
-        value, rate = start @ axis + rounding, delta @ axis
-        if abs(rate) <= 1e-300:
-            if value < 0.0:
-                return None
-        elif rate > 0.0:
-            low = max(low, -value / rate)
-        else:
-            high = min(high, -value / rate)
-    if low > high:
-        return None
-    return start + 0.5 * (low + high) * delta
+    return PushPrediction(twist=np.array([vx + omega * oy, vy - omega * ox, omega]), center_of_rotation=cor,
+                          mode=mode, contact_force=force, power=float(force @ velocity),
+                          support_power=float(obj.friction_load * speed * local_power), contact=contact,
+                          pusher_velocity=velocity, is_translation=bool(is_translation))
 
 
 def _sticking(support: SupportFriction, c: np.ndarray, direction: np.ndarray):
@@ -267,14 +239,14 @@ def _sticking(support: SupportFriction, c: np.ndarray, direction: np.ndarray):
     """
     base = np.array([*direction, 0.0])
     line = np.array([c[1], -c[0], 1.0])
-    gradient = np.empty(3)
+    length, gradient = math.sqrt(line @ line), np.empty(3)
     found, omega, value = compiled.sticking_rotation(
         support.kernel, base, line, _ellipsoid_sticking_rotation(support, c, direction),
-        NEWTON_TOLERANCE * np.linalg.norm(line), 2 * MAX_ITERATIONS, gradient)
+        NEWTON_TOLERANCE * length, 2 * MAX_ITERATIONS, gradient)
     if not found:
         raise ConvergenceError("root of the power's slope not found")
     twist = base + omega * line
-    if abs(value) <= 1e-9 * np.linalg.norm(line):
+    if abs(value) <= 1e-9 * length:
         return twist, (gradient[:2], gradient[:2])
     if not isinstance(support, PointSupport):
         raise ConvergenceError(f"sticking minimum not found (moment residual {value:.3g})")
