@@ -305,9 +305,14 @@ class DiscreteDynamicModel:
         """
         dt = self._time_step(dt)
         q0, qd0, F = self._vector("q0", q0), self._vector("qd0", qd0), self._vector("F", F)
+        return self.continue_step(q0, qd0, F, dt, None if guess is None else self._vector("guess", guess))
+
+    def continue_step(self, q0, qd0, F, dt, guess=None) -> StepResult:
+        """:meth:`step` from a state this model returned: (q0, q̇0) and Δt are not checked again (a step's result is
+        finite, or ConvergenceError), only the forces; ``guess`` must be finite (an extrapolation of results)."""
+        F = self._vector("F", F)
         guesses = [lambda: self._predict(q0, qd0, F, dt), lambda: qd0]
         if guess is not None:
-            guess = self._vector("guess", guess)
             try:
                 return self._newton(q0, qd0, F, dt, guess)
             except ConvergenceError as error:     # outside Newton's basin: the other guesses follow

@@ -54,6 +54,7 @@ class FixedStepSimulation:
         self.upper = np.full(n, np.inf) if upper is None else np.asarray(upper, dtype=float)
         if self.lower.shape != (n,) or self.upper.shape != (n,) or np.any(self.lower > self.upper):
             raise InputError(f"position limits: expected {n} lower <= upper values")
+        self._limited = bool(np.isfinite(self.lower).any() or np.isfinite(self.upper).any())
         self.joint_names = [f"joint {i}" for i in range(n)] if joint_names is None else list(joint_names)
         self.time_step = float(time_step)
         self.time = 0.0
@@ -79,7 +80,7 @@ class FixedStepSimulation:
         for _ in range(count):
             tau = np.asarray(torques(self.time, self.q, self.qd), dtype=float)
             q, qd = self._step(self.q, self.qd, tau)
-            if beyond_limits(q, self.lower, self.upper):
+            if self._limited and beyond_limits(q, self.lower, self.upper):
                 stop = stop_at_limits(self.system.mass_matrix(np.clip(q, self.lower, self.upper)), q, qd,
                                       self.lower, self.upper)
                 q, qd = stop.q, stop.qd
