@@ -69,3 +69,18 @@ def test_unknown_integrator_and_bad_input_are_refused(system):
         make_stepper(IntegratorKind.RK45, system).step([0.0, np.nan], [0.0, 0.0], [0.0, 0.0], 0.01)
     with pytest.raises(InputError):
         make_stepper(IntegratorKind.DISCRETE, system).step([0.0, 0.0], [0.0, 0.0], [0.0], 0.01)
+
+
+def test_a_continuing_discrete_step_is_the_models_step_and_still_checks_its_forces(system):
+    """The stepper does not re-check a state the model returned; the step is the same, forces are still checked."""
+    from discrete_robot.discrete.dynamic_model import DiscreteDynamicModel
+
+    stepper, model = make_stepper(IntegratorKind.DISCRETE, system), DiscreteDynamicModel(system)
+    q, qd, tau = np.array([0.3, -0.2]), np.array([0.5, 0.1]), np.array([2.0, -1.0])
+    q1, qd1 = stepper.step(q, qd, tau, 0.005)
+    q2, qd2 = stepper.step(q1, qd1, tau, 0.005)                              # continuing
+    expected = model.step(q1, qd1, tau, 0.005, guess=2.0 * qd1 - qd)
+    np.testing.assert_array_equal(q2, expected.q)
+    np.testing.assert_array_equal(qd2, expected.qd)
+    with pytest.raises(InputError, match="F: values must be finite"):
+        stepper.step(q2, qd2, [np.nan, 0.0], 0.005)
