@@ -80,9 +80,11 @@ def _points(values, what: str) -> np.ndarray:
         array = np.asarray(values, dtype=float)
     except (TypeError, ValueError):
         array = None
-    if (array is not None and array.ndim == 2 and array.shape[1] in (2, 3) and np.all(np.isfinite(array))
-            and np.all(np.abs(array) <= MAX_COORDINATE)):
-        return np.pad(array, ((0, 0), (0, 3 - array.shape[1])))
+    if (array is not None and array.ndim == 2 and array.shape[1] in (2, 3) and np.isfinite(array).all()
+            and (np.abs(array) <= MAX_COORDINATE).all()):
+        padded = np.zeros((len(array), 3))     # z = 0 where only x, y are given (not np.pad: ~70 µs a call)
+        padded[:, :array.shape[1]] = array
+        return padded
     return np.array([_point(v, f"{what}[{k}]") for k, v in enumerate(values)]).reshape(-1, 3)
 
 
