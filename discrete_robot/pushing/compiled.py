@@ -232,8 +232,9 @@ def _slope(support, base, line, omega, twist, gradient, matrix):
 def sticking_rotation(support, base, line, start, tolerance, max_iterations, gradient):
     """The root ω of P's slope along ξ = base + ω line (non-decreasing: P is convex) from ``start``, by Newton's
     method safeguarded with bracketing (rtsafe): Newton converges in a handful of evaluations on the closed-form
-    derivative; if the slope jumps over zero (a kink of P), the bracket closes on the jump. Returns (found, ω,
-    slope at ω), dP/dξ at ω into ``gradient``; ω is the best point seen when the bracket closes."""
+    derivative, which scipy's bracketing root finders do not use (nor can they run inside a kernel); if the slope
+    jumps over zero (a kink of P), the bracket closes on the jump. Returns (found, ω, slope at ω), dP/dξ at ω into
+    ``gradient``; ω is the best point seen when the bracket closes."""
     twist, current, matrix = np.empty(3), np.empty(3), np.empty((3, 3))
     x = start
     value, derivative = _slope(support, base, line, x, twist, current, matrix)
