@@ -168,15 +168,16 @@ def outline_normal(vertices: np.ndarray, edge: int, parameter: float, vertex_tol
         dx, dy = vertices[(j + 1) % k] - vertices[j]
         return np.array([-dy, dx]) / math.hypot(dx, dy)
 
+    normal = inward(edge)
     length = math.hypot(*(vertices[(edge + 1) % k] - vertices[edge]))
     if parameter * length <= vertex_tolerance:
-        mean = inward(edge) + inward(edge - 1)
+        mean = normal + inward(edge - 1)
     elif (1.0 - parameter) * length <= vertex_tolerance:
-        mean = inward(edge) + inward((edge + 1) % k)
+        mean = normal + inward((edge + 1) % k)
     else:
-        return inward(edge)
+        return normal
     norm = math.hypot(*mean)
-    return inward(edge) if norm < 1e-9 else mean / norm
+    return normal if norm < 1e-9 else mean / norm
 
 
 def first_contact_fraction(vertices: np.ndarray, start: np.ndarray, displacement: np.ndarray,
