@@ -335,16 +335,16 @@ class DiscreteDynamicModel:
 
     def _newton(self, q0, qd0, F, dt, qd1) -> StepResult:
         """Newton's loop (:mod:`.newton`) from the guess q̇(k+1) = ``qd1``; ConvergenceError when it fails."""
-        out = np.empty(self._shape)
+        out, q1 = np.empty(self._shape), np.empty(self._shape)
         try:
             status, iterations, residual, update = self._newton_loop(
                 self._context, q0, qd0, F, float(dt), qd1, self._damping, self._friction, self.tol, self.max_iter,
-                out)
+                out, q1)
         except np.linalg.LinAlgError as error:
             raise ConvergenceError(f"singular Newton Jacobian ({error})") from error
         if status != newton.OK:
             raise ConvergenceError(newton.describe(status, iterations, update))
-        return StepResult(q0 + 0.5 * dt * (qd0 + out), out, int(iterations), float(residual))
+        return StepResult(q1, out, int(iterations), float(residual))
 
     def simulate(self, q0, qd0, dt, steps: int, forces=None) -> Trajectory:
         """``steps`` steps from (q0, q̇0).

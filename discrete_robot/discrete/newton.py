@@ -79,9 +79,9 @@ def _product_max(A, x, absolute):
 
 
 @njit
-def newton(context, q0, qd0, F, dt, qd1, damping, friction, tol, max_iter, out):
+def newton(context, q0, qd0, F, dt, qd1, damping, friction, tol, max_iter, out, q_out):
     """Solve the step (q0, q̇0) -> q̇(k+1) from the guess ``qd1`` under forces F held over the step; q̇(k+1)
-    into ``out``. See the module docstring for ``context`` and the return value."""
+    into ``out`` and q(k+1) into ``q_out``. See the module docstring for ``context`` and the return value."""
     n = q0.shape[0]
     lhs, a1, Da, DV, noise = np.empty(n), np.empty((n, n)), np.empty((n, n, n)), np.empty(n), np.empty(n)
     J, inverse = np.empty((n, n)), np.empty((n, n))
@@ -132,7 +132,9 @@ def newton(context, q0, qd0, F, dt, qd1, damping, friction, tol, max_iter, out):
         remaining = update * ratio / (1.0 - ratio) if iteration > 1 and ratio < 0.5 else update
         stalled = iteration > 1 and ratio >= 0.5 and update <= floor
         if remaining <= tol * scale or stalled:
-            out[:] = qd
+            for r in range(n):
+                out[r] = qd[r]
+                q_out[r] = q0[r] + 0.5 * dt * (qd0[r] + qd[r])
             return OK, iteration, residual_norm, update
     return NOT_CONVERGED, max_iter, residual_norm, update
 

@@ -36,6 +36,9 @@ class RigidBodySystem:
         self.gravity = np.asarray(model.gravity, dtype=float)
         #: the model as flat arrays for the compiled kernels
         self.compiled = compiled.compile_arm(model)
+        #: (n,) bool: the DOFs whose coordinate is a rotation angle (revolute, universal, spherical), on which a(q)
+        #: and V(q) depend 2π-periodically
+        self.periodic = ~self.tree.prismatic
         self._children = [[c for c, p in enumerate(model.parent_index) if p == i] for i in range(len(model.links))]
 
     @property

@@ -18,7 +18,9 @@ class LagrangianSystem(Protocol):
 
     #: True when every method also takes a batch of configurations q of shape (..., n) and returns the
     #: values with that leading shape (callers then evaluate a batch in one call); a vectorized system may
-    #: also offer ``evaluate(q, derivatives)`` returning (M, V) or (M, V, ∂M/∂q, ∂V/∂q) from one pass
+    #: also offer ``evaluate(q, derivatives)`` returning (M, V) or (M, V, ∂M/∂q, ∂V/∂q) from one pass.
+    #: A system may also name its ``periodic`` coordinates, an (n,) bool array of the angles on which M and V
+    #: depend 2π-periodically (the discrete stepper then carries their whole turns apart)
     vectorized: bool
 
     @property

@@ -84,3 +84,21 @@ def test_a_continuing_discrete_step_is_the_models_step_and_still_checks_its_forc
     np.testing.assert_array_equal(qd2, expected.qd)
     with pytest.raises(InputError, match="F: values must be finite"):
         stepper.step(q2, qd2, [np.nan, 0.0], 0.005)
+
+
+def test_a_joint_far_from_zero_keeps_t_plus_v_as_a_joint_near_zero(system):
+    """q(k+1) = q(k) + Δq rounds Δq to the spacing of q(k), which breaks the energy identity by that much each
+    step; the stepper steps on the angles less their whole turns. The same motion 160 turns (1005 rad) from zero
+    then conserves T + V as it does near zero (without the turns carried, 1e-11 over these steps), and the q it
+    returns is the unreduced angle: the motion near zero shifted by the turns."""
+    tau, turns = np.zeros(2), 160 * 2.0 * np.pi
+    q0, qd0 = np.array([0.6, -0.4]), np.array([4.0, -3.0])
+    near, _, _ = _run(make_stepper(IntegratorKind.DISCRETE, system), system, q0, qd0, tau, 1e-3, 200)
+    far, _, _ = _run(make_stepper(IntegratorKind.DISCRETE, system), system, q0 + turns, qd0, tau, 1e-3, 200)
+    np.testing.assert_allclose(far - turns, near, rtol=0.0, atol=1e-10)
+    stepper, q, qd = make_stepper(IntegratorKind.DISCRETE, system), q0 + turns, qd0
+    e0, largest = system.total_energy(q, qd), 0.0
+    for _ in range(100):
+        q, qd, energies = _run(stepper, system, q, qd, tau, 1e-3, 100)
+        largest = max(largest, np.abs(energies[-1] - e0) / abs(e0))
+    assert largest <= 1e-12
