@@ -184,8 +184,8 @@ def _equations_compiled(context, q0, qd0, q1, qd1, dt, jacobian, lhs, a1, Da, DV
 
 
 def warm_up() -> None:
-    """Compile the kernels (make setup): steps of the shipped planar arm, short (quadrature) and long, and the
-    inverse dynamics of one."""
+    """Compile the kernels (make setup): steps of the shipped planar arm, short and long, and the inverse dynamics
+    of one."""
     from discrete_robot.discrete.dynamic_model import DiscreteDynamicModel
     from discrete_robot.model.description import load_model, package_config_path
     from discrete_robot.model.dynamics import RigidBodySystem

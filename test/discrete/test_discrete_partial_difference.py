@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from discrete_robot.discrete.partial_difference import (
+    SMALL_STEP,
     PathOperator,
     partial_difference_quotients,
     partial_differences,
@@ -105,10 +106,10 @@ def test_quotient_equals_the_exact_edge_integral_on_both_sides_of_the_threshold(
         return np.array([np.cos(q[0]) * (1.0 + q[1] ** 2), 2.0 * q[1] * np.sin(q[0])])
 
     a = 0.3
-    # below the 1e-3 threshold: Gauss–Legendre on the derivative, accurate to round-off at any step;
+    # below the threshold: Gauss–Legendre on the derivative, accurate to round-off at any step;
     # above: the divided difference, whose round-off is about ε |f| / Δ
-    for step, tolerance in ((1e-12, 1e-15), (1e-9, 1e-15), (1e-5, 1e-15), (0.999e-3, 1e-15), (1.001e-3, 1e-12),
-                            (0.05, 1e-14)):
+    for step, tolerance in ((1e-12, 1e-15), (1e-9, 1e-15), (0.999 * SMALL_STEP, 1e-15),
+                            (1.001 * SMALL_STEP, 1e-15 / SMALL_STEP), (1e-3, 1e-12), (0.05, 1e-14)):
         exact = c * 2.0 * np.cos(a + step / 2) * np.sin(step / 2) / step
         quotient = partial_difference_quotients(f, gradient, [a, 0.4], [a + step, 0.4])
         assert quotient[0] == pytest.approx(exact, rel=tolerance)
