@@ -289,7 +289,10 @@ def rigid_body_terms(links, joint_rotation, joint_origin, com, mass, inertia, do
         energy = 0.0
         for i in range(L):
             mc[i] = mass[i]
-            _body_inertia(mass[i], c[i], R[i], inertia[i], h[i], J[i])
+            for x in range(3):
+                h[i, x] = mass[i] * c[i, x]
+            if derivatives:     # G about the frame origin: only the derivatives use it
+                _body_inertia(mass[i], c[i], R[i], inertia[i], h[i], J[i])
             mat_t_vec(ref_R[i], gravity, g)
             energy -= mass[i] * (_dot(g, c[i]) + _dot(ref_p[i], gravity))
         V[batch] = energy
@@ -299,8 +302,9 @@ def rigid_body_terms(links, joint_rotation, joint_origin, com, mass, inertia, do
                 mc[parent] += mc[i]
                 for x in range(3):
                     h[parent, x] += h[i, x]
-                    for y in range(3):
-                        J[parent, x, y] += J[i, x, y]
+                    if derivatives:
+                        for y in range(3):
+                            J[parent, x, y] += J[i, x, y]
         if only < 0:                            # the mass matrix (not needed for one derivative row)
             _composite_about_com(links, mass, inertia, R, c, mc, h, cbar, Ic, vectors)
             _mass_matrix(prismatic, axis, point, before_eq, dof_link, mc, cbar, Ic, M[batch])
