@@ -12,7 +12,9 @@ provides its world through a few hooks (:meth:`~SimulatorNode.advance_world`, ``
   simulated seconds, or on every clock message when the leader ticks more slowly; a world joining a running
   system starts at its time), so a system has one clock and every world in it runs on that clock. A tick
   advances the world by the wall time since the previous tick (times ``real_time_factor``), so a late tick
-  does not lose simulated time. Every message a simulator publishes is stamped with its simulated time.
+  does not lose simulated time; a world that keeps its own clock publishes each ``1 / publish_rate`` of its
+  simulated time (:class:`PublishGrid`), so a late tick does not lose a message either. Every message a
+  simulator publishes is stamped with its simulated time.
 - **TF** (``publish_tf``): the pose of every URDF link on ``/tf`` each tick and the fixed joints once on
   ``/tf_static``, frames named as in the URDF with ``frame_prefix`` (``world``, the inertial frame both
   robots share, is never prefixed). A floating base's ``world`` -> base is published either way
@@ -139,6 +141,35 @@ class FollowedTicks:
         return True
 
 
+class PublishGrid:
+    """When a world that keeps its own clock publishes: each time its simulated time reaches a line of a grid of
+    ``period`` simulated seconds. A tick that comes late owes the world more than a period, and publishes at each
+    line it passes; an early tick that reaches none publishes nothing. The count of messages then follows
+    simulated time, however the wall-clock timer's ticks fall (it skips the periods a busy process misses)."""
+
+    def __init__(self, period: float, now: float):
+        self.period = period
+        self.next = now + period    # simulated time of the next line, s
+
+    def steps_to_line(self, now: float, time_step: float) -> int:
+        """Steps of ``time_step`` from simulated time ``now`` to the next line (at least one)."""
+        return max(1, int(np.ceil((self.next - now) / time_step - 1e-9)))
+
+    def reached(self, now: float) -> bool:
+        """True when simulated time ``now`` (s) is on or past the next line; the grid then moves on from it (or,
+        after a jump past several lines, from ``now``)."""
+        if now < self.next - FOLLOW_TOLERANCE_S:
+            return False
+        self.next += self.period
+        if self.next <= now:
+            self.next = now + self.period
+        return True
+
+    def restart(self, now: float) -> None:
+        """Lines from simulated time ``now`` on (a reset, a resume, a state set from outside)."""
+        self.next = now + self.period
+
+
 def time_msg(seconds: float) -> Time:
     """Simulated seconds -> builtin_interfaces/Time (nanosecond resolution)."""
     sec, nanosec = seconds_to_duration_fields(seconds, "simulated time")
@@ -246,6 +277,7 @@ class SimulatorNode(GuardedNode):
         self.hardware_id = hardware_id
         self._pacer = RealTimePacer(self.time_step, 1.0 / self.publish_rate, time.monotonic())
         self._followed_ticks = FollowedTicks(1.0 / self.publish_rate)
+        self._grid = PublishGrid(1.0 / self.publish_rate, self.world_time)
         self._followed_time: float | None = None
         self._steps = self._step_wall_s = self._failed_steps = 0
         # the diagnostics' window: wall and simulated time at its start, and whether the world was running then
@@ -327,7 +359,11 @@ class SimulatorNode(GuardedNode):
         elif steps < 0:
             self._advance_within(sys.maxsize, start + AS_FAST_AS_POSSIBLE_SHARE / self.publish_rate)
         else:
-            self._advance_within(steps, start + 1.0 / self.publish_rate)
+            # as much wall time as the simulated time the tick makes up (a late tick owes several periods), at least
+            # a period: steps are dropped only when stepping is slower than the requested real-time factor
+            budget = max(1.0 / self.publish_rate, steps * self.time_step / self.real_time_factor)
+            self._advance_on_grid(steps, start + budget)
+            return
         self.publish_all()
 
     @property
@@ -335,19 +371,36 @@ class SimulatorNode(GuardedNode):
         """Mean wall time of one step since start, s (0 before the first)."""
         return self._step_wall_s / self._steps if self._steps else 0.0
 
-    def _advance_within(self, steps: int, deadline: float) -> None:
+    def _advance_on_grid(self, steps: int, deadline: float) -> None:
+        """Advance by up to ``steps`` before ``deadline`` (as :meth:`_advance_within`), publishing at each line of
+        the publish grid the world reaches. The deadline is for stepping: the time spent publishing moves it."""
+        while steps > 0 and not self.paused:
+            chunk = min(steps, self._grid.steps_to_line(self.world_time, self.time_step))
+            done = self._advance_within(chunk, deadline)
+            steps -= chunk
+            if self._grid.reached(self.world_time):
+                published = time.perf_counter()
+                self.publish_all()
+                deadline += time.perf_counter() - published
+            if done < chunk:
+                return
+
+    def _advance_within(self, steps: int, deadline: float) -> int:
         """Advance by up to ``steps``, in chunks sized from the measured step cost, until ``deadline``
         (perf_counter s). Steps that do not fit are dropped: the world then runs slower than requested (which
-        the diagnostics report) and the node keeps serving instead of stepping for seconds."""
-        while steps > 0 and not self.paused:
+        the diagnostics report) and the node keeps serving instead of stepping for seconds. Returns the steps
+        taken."""
+        taken = 0
+        while taken < steps and not self.paused:
             room = deadline - time.perf_counter()
             if room <= 0.0:
-                return
+                break
             cost = self.step_cost
-            chunk = 1 if cost == 0.0 else max(1, min(steps, int(room / cost)))
+            chunk = 1 if cost == 0.0 else max(1, min(steps - taken, int(room / cost)))
             if not self._advance(chunk):
-                return
-            steps -= chunk
+                break
+            taken += chunk
+        return taken
 
     def _advance(self, steps: int) -> bool:
         """Advance by ``steps``; a failure is reported and handled by ``on_step_failure``. True when it worked."""
@@ -418,6 +471,7 @@ class SimulatorNode(GuardedNode):
     def _on_resume(self, request, response):
         self.paused = False
         self._pacer.hold(time.monotonic())
+        self._grid.restart(self.world_time)
         self._window = (time.monotonic(), self.world_time, True)
         response.success, response.message = True, f"resumed at t = {self.world_time:.6f} s"
         return response

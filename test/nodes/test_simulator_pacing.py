@@ -1,12 +1,13 @@
 """The simulators' pacing, with synthetic wall-clock times: real time is kept when ticks come late, a long stall is
-dropped, a pause is not made up for, and a world following a faster clock ticks at its own rate."""
+dropped, a pause is not made up for, a world following a faster clock ticks at its own rate, and a world keeping
+its own clock publishes once per period of simulated time."""
 
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from discrete_robot.nodes.simulator import MAX_CATCH_UP_TICKS, FollowedTicks, RealTimePacer
+from discrete_robot.nodes.simulator import MAX_CATCH_UP_TICKS, FollowedTicks, PublishGrid, RealTimePacer
 
 STEP, PERIOD = 1e-3, 0.01
 
@@ -45,3 +46,22 @@ def test_a_follower_ticks_at_its_own_rate_or_the_slower_leader(leader_hz, own_hz
     stamps = [round(k * 1e9 / leader_hz) * 1e-9 for k in range(1, round(10 * leader_hz) + 1)]
     count = sum(ticks.due(t) for t in stamps)
     assert count == pytest.approx(10 * expected_hz, abs=1)
+
+
+@given(st.lists(st.floats(0.0, 3.0), min_size=1, max_size=200))
+def test_a_leader_publishes_once_per_period_of_simulated_time_however_its_ticks_fall(lateness):
+    """Ticks late by up to three periods (the timer skipping periods meanwhile) or early: the world advances by
+    the steps owed in chunks that end on the publish grid, and publishes on each line it reaches, one message per
+    period of simulated time, each a period after the one before."""
+    pacer, grid = RealTimePacer(STEP, PERIOD, now=0.0), PublishGrid(PERIOD, 0.0)
+    now, steps, stamps = 0.0, 0, []
+    for late in lateness:
+        now += PERIOD * late
+        owed = pacer.steps(now, 1.0)
+        while owed > 0:
+            chunk = min(owed, grid.steps_to_line(steps * STEP, STEP))
+            steps, owed = steps + chunk, owed - chunk
+            if grid.reached(steps * STEP):
+                stamps.append(steps * STEP)
+    assert len(stamps) == int(np.floor(steps * STEP / PERIOD + 1e-9))
+    np.testing.assert_allclose(np.diff(stamps, prepend=0.0), PERIOD, atol=1e-12)
