@@ -27,8 +27,8 @@ from discrete_robot.model.lagrangian import LagrangianSystem, accelerations, sol
 from discrete_robot.variational.midpoint import MidpointVariationalIntegrator
 
 RK45_RTOL = 1e-10
-TWO_PI = 2.0 * np.pi
 RK45_ATOL = 1e-12
+TWO_PI = 2.0 * np.pi
 
 
 class Stepper(Protocol):

@@ -68,7 +68,8 @@ AS_FAST_AS_POSSIBLE_SHARE = 0.8
 #: process) advances the world by the wall time that passed, but a long stall is dropped, not replayed in a burst
 MAX_CATCH_UP_TICKS = 5
 DIAGNOSTICS_PERIOD_S = 1.0
-#: s, clock messages carry nanoseconds: a followed time this close to a tick of the grid is on it
+#: s: a simulated time this close to a line of a tick grid is on it (clock messages carry nanoseconds, and a
+#: world's own time is a sum of steps)
 FOLLOW_TOLERANCE_S = 1e-6
 #: s of wall time without /clock after which a follower publishes its state at its own rate (no leader running;
 #: a shorter silence is a busy leader, and publishing then would repeat stamps)
@@ -166,7 +167,7 @@ class PublishGrid:
         return True
 
     def restart(self, now: float) -> None:
-        """Lines from simulated time ``now`` on (a reset, a resume, a state set from outside)."""
+        """Lines from simulated time ``now`` on (a resume: a paused world published on every tick)."""
         self.next = now + self.period
 
 
