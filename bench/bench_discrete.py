@@ -9,9 +9,10 @@
    (On the chaotic 2-link arm, RK45 at the tolerance that matches the discrete model's CPU time is too
    loose to stay on the energy surface at all; the tests compare the two there at equal step size.)
 2. One 1 kHz simulator step against MuJoCo: the arm simulator's step (FixedStepSimulation, discrete model,
-   h = 1 ms, zero torque, from a moving state) on config/arm_6dof.yaml and config/planar_2link.yaml, and
-   MuJoCo's RK4 ``mj_step`` at the same h on the same URDF (``to_urdf``; contacts off, gravity set from the
-   model file, inertias bounded below by 1e-10 kg m² because MuJoCo rejects the thin rods' zero moment).
+   h = 1 ms, zero torque held over the steps as the simulator holds commanded efforts, from a moving state)
+   on config/arm_6dof.yaml and config/planar_2link.yaml, and MuJoCo's RK4 ``mj_step`` at the same h on the same
+   URDF (``to_urdf``; contacts off, gravity set from the model file, inertias bounded below by 1e-10 kg m²
+   because MuJoCo rejects the thin rods' zero moment).
    ratio = discrete step / mj_step, each the least of five interleaved timings. Also reported: the two
    states' difference after 0.2 s (both second order or better: a check that MuJoCo simulates the same robot)
    and the discrete model's relative energy change over the timed steps.
@@ -153,7 +154,7 @@ def _mujoco_comparison(filename: str, steps: int = 200) -> dict:
     q0, qd0 = model.initial_positions + 0.3, np.linspace(0.5, -0.5, n)
     simulation = FixedStepSimulation(RigidBodySystem(model), "discrete", 1e-3, q0, qd0)
     zero = np.zeros(n)
-    simulation.step(3, lambda t, q, qd: zero)   # first calls: caches
+    simulation.step(3, zero)   # first calls: caches
     e0 = simulation.energy()
     mj = _mujoco_model(model)
     data = mujoco.MjData(mj)
@@ -162,7 +163,7 @@ def _mujoco_comparison(filename: str, steps: int = 200) -> dict:
     # interleaved, least of each: this machine's speed drifts by up to 2x over minutes
     for _ in range(REPEATS):
         start = time.process_time()
-        simulation.step(steps, lambda t, q, qd: zero)
+        simulation.step(steps, zero)
         ours = min(ours, (time.process_time() - start) / steps)
         start = time.process_time()
         for _ in range(20 * steps):
@@ -170,7 +171,7 @@ def _mujoco_comparison(filename: str, steps: int = 200) -> dict:
         theirs = min(theirs, (time.process_time() - start) / (20 * steps))
     energy_change = abs(simulation.energy() - e0) / abs(e0)
     reference = FixedStepSimulation(RigidBodySystem(model), "discrete", 1e-3, q0, qd0)
-    reference.step(200, lambda t, q, qd: zero)
+    reference.step(200, zero)
     data = mujoco.MjData(mj)
     data.qpos[:], data.qvel[:] = q0, qd0
     for _ in range(200):
@@ -192,7 +193,7 @@ def _long_run_energy(filename: str, steps: int = 100_000) -> dict:
     e0 = simulation.energy()
     largest = 0.0
     for _ in range(steps // 1000):
-        simulation.step(1000, lambda t, q, qd: zero)
+        simulation.step(1000, zero)
         largest = max(largest, abs(simulation.energy() - e0) / abs(e0))
     return {"name": f"T + V over 1e5 steps of 1 ms, {model.name}", "ratio": largest, "unit": "relative energy change",
             "baseline": "T + V at the start", "final_relative_change": abs(simulation.energy() - e0) / abs(e0),

@@ -184,9 +184,10 @@ def _equations_compiled(context, q0, qd0, q1, qd1, dt, jacobian, lhs, a1, Da, DV
 
 
 def warm_up() -> None:
-    """Compile the kernels (make setup): steps of the shipped planar arm, short and long, and the inverse dynamics
-    of one."""
+    """Compile the kernels (make setup): steps of the shipped planar arm, short and long, a run of them under held
+    forces (as a simulator takes them), and the inverse dynamics of one."""
     from discrete_robot.discrete.dynamic_model import DiscreteDynamicModel
+    from discrete_robot.discrete.simulation import FixedStepSimulation
     from discrete_robot.model.description import load_model, package_config_path
     from discrete_robot.model.dynamics import RigidBodySystem
 
@@ -196,3 +197,5 @@ def warm_up() -> None:
     for dt in (1e-3, 0.1):
         step = model.step(np.zeros(system.dof), np.ones(system.dof), np.zeros(system.dof), dt)
     model.generalized_forces(np.zeros(system.dof), np.ones(system.dof), step.q, step.qd, 0.1)
+    FixedStepSimulation(system, "discrete", 1e-3, np.zeros(system.dof), np.ones(system.dof)).step(
+        3, np.zeros(system.dof))

@@ -319,6 +319,18 @@ class DiscreteDynamicModel:
                 return self._solve(q0, qd0, F, dt, guesses, [str(error)])
         return self._solve(q0, qd0, F, dt, guesses)
 
+    def held_steps(self, q, qd, previous, F, dt: float, count: int, bound, turns, lower, upper) -> tuple[int, int]:
+        """Up to ``count`` steps under the held forces F in one compiled call (:func:`.newton.held_steps`: the
+        state arrays are updated in place, see there), continuing from a state this model returned; only F is
+        checked. Returns (steps taken, Newton iterations over them); (0, 0) for a system without a compiled
+        model."""
+        if self._context is self:
+            return 0, 0
+        _, taken, iterations = newton.held_steps(self._context, q, qd, previous, self._vector("F", F), float(dt),
+                                                 int(count), self._damping, self._friction, self.tol, self.max_iter,
+                                                 bound, turns, lower, upper)
+        return taken, iterations
+
     def _solve(self, q0, qd0, F, dt, guesses, failures=()) -> StepResult:
         """Newton from each guess in turn until one converges (a guess can lie outside Newton's basin
         when Δt is large for the motion); ConvergenceError if none does, with ``failures`` (of guesses tried

@@ -64,12 +64,32 @@ class DiscreteStepper:
 
     def _carry_turns(self, q: np.ndarray) -> np.ndarray:
         """q less the whole turns of its periodic angles beyond ±2π, which join ``_turns``."""
-        if not (np.abs(q) > self._bound).any():
+        beyond = np.abs(q) > self._bound
+        if not beyond.any():
             return q
-        turns = np.where(np.isfinite(self._bound), np.round(q / TWO_PI), 0.0)
+        turns = np.where(beyond, np.round(q / TWO_PI), 0.0)
         self._turns = self._turns + turns
         self._offset = self._turns * TWO_PI
         return q - turns * TWO_PI
+
+    def held_steps(self, q, qd, tau, h, count: int, lower: np.ndarray, upper: np.ndarray):
+        """Up to ``count`` steps under the held ``tau`` in one compiled call, the same steps :meth:`step` takes one
+        by one, when continuing from this stepper's last result (else none). Stops after a step that ends outside
+        [lower, upper] and before a step its first guess does not solve: the caller takes those one by one.
+        Returns (q, q̇, steps taken); ``iterations`` is then the Newton iterations over them."""
+        if not (q is self._returned[0] and qd is self._returned[1] and h == self._returned[2]):
+            return q, qd, 0
+        carried, velocity, previous, turns = self._carried.copy(), qd.copy(), self._previous.copy(), self._turns.copy()
+        taken, iterations = self.model.held_steps(carried, velocity, previous, tau, h, count, self._bound, turns,
+                                                  lower, upper)
+        if not taken:
+            return q, qd, 0
+        self._carried, self._turns = carried, turns
+        self._offset = turns * TWO_PI if turns.any() else None
+        q1 = carried if self._offset is None else carried + self._offset
+        self._returned, self._previous = (q1, velocity, h), previous
+        self.iterations = iterations
+        return q1, velocity, taken
 
     def step(self, q, qd, tau, h):
         if q is self._returned[0] and qd is self._returned[1] and h == self._returned[2]:

@@ -34,6 +34,7 @@ FLOOR_FACTOR = 10.0
 CHORD_UPDATE = 1e-4
 _EPS = np.finfo(float).eps
 _TINY = np.finfo(float).tiny
+TWO_PI = 2.0 * np.pi
 
 
 @njit
@@ -137,6 +138,42 @@ def newton(context, q0, qd0, F, dt, qd1, damping, friction, tol, max_iter, out, 
                 q_out[r] = q0[r] + 0.5 * dt * (qd0[r] + qd[r])
             return OK, iteration, residual_norm, update
     return NOT_CONVERGED, max_iter, residual_norm, update
+
+
+@njit
+def held_steps(context, q, qd, previous, F, dt, count, damping, friction, tol, max_iter, bound, turns, lower,
+               upper):
+    """Up to ``count`` steps under the forces F held throughout, one compiled call: each step is :func:`newton`
+    from the linear extrapolation 2 q̇(k) − q̇(k−1), and carries the whole turns of each angle past ±``bound``
+    (inf: none) into ``turns`` (as :class:`~.integrators.DiscreteStepper` does step by step). The state is
+    updated in place: q (the angles less their turns), q̇ and ``previous`` (q̇ before the last step). Stops after
+    a step that fails (its state not taken) or that ends outside [lower, upper] (q + 2π turns; the caller stops
+    the joint). Returns (status of the last step, steps taken, Newton iterations over them)."""
+    n = q.shape[0]
+    guess, out, q1 = np.empty(n), np.empty(n), np.empty(n)
+    taken, iterations, status = 0, 0, OK
+    while taken < count:
+        for r in range(n):
+            guess[r] = 2.0 * qd[r] - previous[r]
+        status, used, _, _ = newton(context, q, qd, F, dt, guess, damping, friction, tol, max_iter, out, q1)
+        if status != OK:
+            break
+        taken += 1
+        iterations += used
+        outside = False
+        for r in range(n):
+            previous[r] = qd[r]
+            qd[r] = out[r]
+            q[r] = q1[r]
+            if abs(q[r]) > bound[r]:
+                whole = np.round(q[r] / TWO_PI)
+                turns[r] += whole
+                q[r] -= whole * TWO_PI
+            angle = q[r] + turns[r] * TWO_PI
+            outside = outside or angle < lower[r] or angle > upper[r]
+        if outside:
+            break
+    return status, taken, iterations
 
 
 @njit

@@ -75,18 +75,46 @@ class FixedStepSimulation:
         self.step(steps, torques)
         return steps
 
-    def step(self, count: int, torques: TorqueFunction) -> None:
-        """Advance by ``count`` steps; ConvergenceError leaves the state of the last step that worked."""
-        for _ in range(count):
-            tau = np.asarray(torques(self.time, self.q, self.qd), dtype=float)
-            q, qd = self._step(self.q, self.qd, tau)
-            if self._limited and beyond_limits(q, self.lower, self.upper):
-                stop = stop_at_limits(self.system.mass_matrix(np.clip(q, self.lower, self.upper)), q, qd,
-                                      self.lower, self.upper)
-                q, qd = stop.q, stop.qd
-                self.stop_energy += stop.removed_energy
-            self.q, self.qd = q, qd
-            self.tau = tau
+    def step(self, count: int, torques: TorqueFunction | np.ndarray) -> None:
+        """Advance by ``count`` steps; ConvergenceError leaves the state of the last step that worked.
+
+        ``torques``: a function of (t, q, q̇) evaluated at each step's start, or forces held over all the steps.
+        Held forces let the discrete model take the steps in compiled runs (``held_steps``: the same steps,
+        without Python between them); a step that ends past a limit, or that needs another start guess or
+        sub-steps, is taken one by one as with a function."""
+        if callable(torques):
+            for _ in range(count):
+                self._take(np.asarray(torques(self.time, self.q, self.qd), dtype=float))
+            return
+        tau, left = np.asarray(torques, dtype=float), count
+        held_steps = getattr(self.stepper, "held_steps", None)
+        while left > 0:
+            taken = 0
+            if held_steps is not None:
+                q, qd, taken = held_steps(self.q, self.qd, tau, self.time_step, left, self.lower, self.upper)
+            if taken:
+                self.newton_iterations += self.stepper.iterations
+                self._accept(q, qd, tau, taken)
+                left -= taken
+            if left > 0:        # a run that ended early: past a limit, or a step it could not take
+                self._take(tau)
+                left -= 1
+
+    def _take(self, tau: np.ndarray) -> None:
+        """One step under ``tau`` (sub-steps when it fails whole), then the joint stops."""
+        q, qd = self._step(self.q, self.qd, tau)
+        self._accept(q, qd, tau, 1)
+
+    def _accept(self, q: np.ndarray, qd: np.ndarray, tau: np.ndarray, steps: int) -> None:
+        """The state after ``steps`` steps under ``tau``, stopped at the joint limits it ends past."""
+        if self._limited and beyond_limits(q, self.lower, self.upper):
+            stop = stop_at_limits(self.system.mass_matrix(np.clip(q, self.lower, self.upper)), q, qd,
+                                  self.lower, self.upper)
+            q, qd = stop.q, stop.qd
+            self.stop_energy += stop.removed_energy
+        self.q, self.qd = q, qd
+        self.tau = tau
+        for _ in range(steps):      # as many additions as steps, so the time is the one steps one by one give
             self.time += self.time_step
 
     def reset(self, q0, qd0) -> None:

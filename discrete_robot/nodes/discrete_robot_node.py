@@ -327,7 +327,10 @@ class DiscreteRobotNode(SimulatorNode):
         self.simulation.time = seconds
 
     def advance_world(self, steps: int) -> None:
-        self.simulation.step(steps, self.torques)
+        # commanded efforts are held over the tick's steps (the simulation then takes them in compiled runs); a
+        # tracked trajectory's torques depend on each step's state
+        tracking = self.trajectory is not None
+        self.simulation.step(steps, self.torques if tracking else self.torques(self.world_time, None, None))
 
     def on_step_failed(self) -> None:
         self.effort = np.zeros(len(self.joints))
