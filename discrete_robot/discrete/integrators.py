@@ -45,9 +45,10 @@ class DiscreteStepper:
     The energy identity needs Δq = Δt (q̇(k) + q̇(k+1))/2 exactly, but q(k+1) = q(k) + Δq is rounded to the
     spacing of q(k), ε |q| rad, which the forces turn into an energy error every step: a joint that keeps
     turning makes that the floor of T + V's drift (at 1000 rad, 100 times the drift at 1 rad). So the stepper
-    carries the angles of the system's ``periodic`` DOFs (when it names them) within [−2π, 2π], plus whole
-    turns, and steps on those; the q it returns is their sum. Subtracting fl(2π) from an angle just past 2π is
-    exact (Sterbenz), so each turn carried moves the configuration by 2π − fl(2π) = 2.4e-16 rad.
+    carries the angles of the system's ``periodic`` DOFs (when it names them) within [−π, π], plus whole turns,
+    and steps on those; the q it returns is their sum. Subtracting fl(2π) from an angle just past π is exact
+    (Sterbenz), so each turn carried moves the configuration by 2π − fl(2π) = 2.4e-16 rad: an angle that swings
+    about π and is carried back and forth costs nothing measurable.
     """
 
     def __init__(self, system: LagrangianSystem, operator: PathOperator = PathOperator.SYMMETRIC,
@@ -55,7 +56,7 @@ class DiscreteStepper:
         self.model = DiscreteDynamicModel(system, operator, dissipation=dissipation)
         self.iterations = 0
         periodic = getattr(system, "periodic", np.zeros(system.dof, dtype=bool))
-        self._bound = np.where(periodic, TWO_PI, np.inf)      # |angle| beyond which whole turns are carried
+        self._bound = np.where(periodic, np.pi, np.inf)      # |angle| beyond which whole turns are carried
         self._returned = (None, None, None)     # the (q, q̇) the last step returned and its h
         self._previous = None                   # the q̇ that step started from
         self._carried = None                    # the returned q less the whole turns ...
@@ -63,7 +64,7 @@ class DiscreteStepper:
         self._offset = None                     # ... times fl(2π), or None for none
 
     def _carry_turns(self, q: np.ndarray) -> np.ndarray:
-        """q less the whole turns of its periodic angles beyond ±2π, which join ``_turns``."""
+        """q less the whole turns of its periodic angles beyond ±π, which join ``_turns``."""
         beyond = np.abs(q) > self._bound
         if not beyond.any():
             return q
