@@ -18,7 +18,7 @@ from typing import Protocol
 
 import numpy as np
 
-from discrete_robot.discrete import IntegratorKind
+from discrete_robot.discrete import IntegratorKind, newton
 from discrete_robot.discrete.dissipation import Dissipation
 from discrete_robot.discrete.dynamic_model import DiscreteDynamicModel
 from discrete_robot.discrete.partial_difference import PathOperator
@@ -28,7 +28,6 @@ from discrete_robot.variational.midpoint import MidpointVariationalIntegrator
 
 RK45_RTOL = 1e-10
 RK45_ATOL = 1e-12
-TWO_PI = 2.0 * np.pi
 
 
 class Stepper(Protocol):
@@ -64,14 +63,11 @@ class DiscreteStepper:
         self._offset = None                     # ... times fl(2π), or None for none
 
     def _carry_turns(self, q: np.ndarray) -> np.ndarray:
-        """q less the whole turns of its periodic angles beyond ±π, which join ``_turns``."""
-        beyond = np.abs(q) > self._bound
-        if not beyond.any():
-            return q
-        turns = np.where(beyond, np.round(q / TWO_PI), 0.0)
-        self._turns = self._turns + turns
-        self._offset = self._turns * TWO_PI
-        return q - turns * TWO_PI
+        """q (a step's own result, changed in place) less the whole turns of its periodic angles beyond ±π, which
+        join ``_turns``."""
+        if newton.carry_turns(q, self._bound, self._turns):
+            self._offset = self._turns * newton.TWO_PI
+        return q
 
     def held_steps(self, q, qd, tau, h, count: int, lower: np.ndarray, upper: np.ndarray):
         """Up to ``count`` steps under the held ``tau`` in one compiled call, the same steps :meth:`step` takes one
@@ -86,7 +82,7 @@ class DiscreteStepper:
         if not taken:
             return q, qd, 0
         self._carried, self._turns = carried, turns
-        self._offset = turns * TWO_PI if turns.any() else None
+        self._offset = turns * newton.TWO_PI if turns.any() else None
         q1 = carried if self._offset is None else carried + self._offset
         self._returned, self._previous = (q1, velocity, h), previous
         self.iterations = iterations

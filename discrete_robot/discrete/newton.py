@@ -141,6 +141,20 @@ def newton(context, q0, qd0, F, dt, qd1, damping, friction, tol, max_iter, out, 
 
 
 @njit
+def carry_turns(q, bound, turns):
+    """Take from each angle q_r past ±``bound``_r (inf: never) its whole turns of fl(2π), which join ``turns``_r;
+    in place. True when any did."""
+    carried = False
+    for r in range(q.shape[0]):
+        if abs(q[r]) > bound[r]:
+            whole = np.round(q[r] / TWO_PI)
+            turns[r] += whole
+            q[r] -= whole * TWO_PI
+            carried = True
+    return carried
+
+
+@njit
 def held_steps(context, q, qd, previous, F, dt, count, damping, friction, tol, max_iter, bound, turns, lower,
                upper):
     """Up to ``count`` steps under the forces F held throughout, one compiled call: each step is :func:`newton`
@@ -160,15 +174,13 @@ def held_steps(context, q, qd, previous, F, dt, count, damping, friction, tol, m
             break
         taken += 1
         iterations += used
-        outside = False
         for r in range(n):
             previous[r] = qd[r]
             qd[r] = out[r]
             q[r] = q1[r]
-            if abs(q[r]) > bound[r]:
-                whole = np.round(q[r] / TWO_PI)
-                turns[r] += whole
-                q[r] -= whole * TWO_PI
+        carry_turns(q, bound, turns)
+        outside = False
+        for r in range(n):
             angle = q[r] + turns[r] * TWO_PI
             outside = outside or angle < lower[r] or angle > upper[r]
         if outside:
