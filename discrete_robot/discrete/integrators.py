@@ -69,27 +69,37 @@ class DiscreteStepper:
             self._offset = self._turns * newton.TWO_PI
         return q
 
+    def _continuing(self, q, qd, h) -> bool:
+        """True when (q, q̇) is the state the last step returned, and h its step."""
+        return q is self._returned[0] and qd is self._returned[1] and h == self._returned[2]
+
+    def _keep(self, carried: np.ndarray, qd: np.ndarray, h: float, previous: np.ndarray) -> np.ndarray:
+        """Keep the state a step reached (its angles less their turns, q̇, h and the q̇ it started from) to continue
+        from; the q it returns: the angles with their turns."""
+        self._carried = carried
+        q1 = carried if self._offset is None else carried + self._offset
+        self._returned, self._previous = (q1, qd, h), previous
+        return q1
+
     def held_steps(self, q, qd, tau, h, count: int, lower: np.ndarray, upper: np.ndarray):
         """Up to ``count`` steps under the held ``tau`` in one compiled call, the same steps :meth:`step` takes one
         by one, when continuing from this stepper's last result (else none). Stops after a step that ends outside
         [lower, upper] and before a step its first guess does not solve: the caller takes those one by one.
         Returns (q, q̇, steps taken); ``iterations`` is then the Newton iterations over them."""
-        if not (q is self._returned[0] and qd is self._returned[1] and h == self._returned[2]):
+        if not self._continuing(q, qd, h):
             return q, qd, 0
         carried, velocity, previous, turns = self._carried.copy(), qd.copy(), self._previous.copy(), self._turns.copy()
         taken, iterations = self.model.held_steps(carried, velocity, previous, tau, h, count, self._bound, turns,
                                                   lower, upper)
         if not taken:
             return q, qd, 0
-        self._carried, self._turns = carried, turns
+        self._turns = turns
         self._offset = turns * newton.TWO_PI if turns.any() else None
-        q1 = carried if self._offset is None else carried + self._offset
-        self._returned, self._previous = (q1, velocity, h), previous
         self.iterations = iterations
-        return q1, velocity, taken
+        return self._keep(carried, velocity, h, previous), velocity, taken
 
     def step(self, q, qd, tau, h):
-        if q is self._returned[0] and qd is self._returned[1] and h == self._returned[2]:
+        if self._continuing(q, qd, h):
             # continuing from the state the last step returned: its own result, checked before; Newton starts
             # from the linear extrapolation 2 q̇(k) − q̇(k−1), as close as an explicit Euler prediction (O(h²)) and
             # free. (Higher orders start closer, and a chord step then follows the first Newton step instead of a
@@ -99,11 +109,8 @@ class DiscreteStepper:
         else:
             self._turns, self._offset = np.zeros(self.model.dof), None
             result = self.model.step(q, qd, tau, h)
-        self._carried = self._carry_turns(result.q)
-        q1 = self._carried if self._offset is None else self._carried + self._offset
-        self._returned, self._previous = (q1, result.qd, h), qd
         self.iterations = result.iterations
-        return q1, result.qd
+        return self._keep(self._carry_turns(result.q), result.qd, h, qd), result.qd
 
 
 def _with_dissipation(dissipation: Dissipation | None, tau: np.ndarray, qd: np.ndarray) -> np.ndarray:

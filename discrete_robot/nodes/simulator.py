@@ -13,7 +13,7 @@ provides its world through a few hooks (:meth:`~SimulatorNode.advance_world`, ``
   system starts at its time), so a system has one clock and every world in it runs on that clock. A tick
   advances the world by the wall time since the previous tick (times ``real_time_factor``), so a late tick
   does not lose simulated time; a world that keeps its own clock publishes each ``1 / publish_rate`` of its
-  simulated time (:class:`PublishGrid`), so a late tick does not lose a message either. Every message a
+  simulated time (:class:`TickGrid`), so a late tick does not lose a message either. Every message a
   simulator publishes is stamped with its simulated time.
 - **TF** (``publish_tf``): the pose of every URDF link on ``/tf`` each tick and the fixed joints once on
   ``/tf_static``, frames named as in the URDF with ``frame_prefix`` (``world``, the inertial frame both
@@ -125,50 +125,38 @@ class RealTimePacer:
         self.carried, self.last = 0.0, now
 
 
-class FollowedTicks:
-    """When a world that follows another's /clock ticks: on a grid of ``period`` simulated seconds of the followed
-    clock, so it publishes at its own rate, not at a faster leader's (with a slower leader: on every message)."""
+class TickGrid:
+    """A grid of ``period`` simulated seconds on which a world ticks and publishes, so that it publishes at its own
+    rate however the wall-clock or the followed clock's ticks fall.
 
-    def __init__(self, period: float):
+    - A world that follows another's /clock ticks on the clock messages that reach a line (not at a faster leader's
+      rate; with a slower leader, on every message): the grid starts at the first message (``start`` −inf).
+    - A world that keeps its own clock advances in chunks ending on the lines (:meth:`steps_to_line`) and
+      publishes at each line it reaches: a tick that comes late, after the timer skipped periods a busy process
+      missed, publishes at each line it passes, and an early tick that reaches none publishes nothing.
+    """
+
+    def __init__(self, period: float, start: float = -np.inf):
         self.period = period
-        self.next = -np.inf    # the followed time of the next tick, s
+        self.next = start + period      # simulated time of the next line, s
 
-    def due(self, followed: float) -> bool:
-        """True when the followed time ``followed`` (s) calls for a tick; the grid then moves on."""
-        if followed < self.next - FOLLOW_TOLERANCE_S:
-            return False
-        on_grid = self.next + self.period
-        self.next = on_grid if on_grid > followed else followed + self.period
-        return True
-
-
-class PublishGrid:
-    """When a world that keeps its own clock publishes: each time its simulated time reaches a line of a grid of
-    ``period`` simulated seconds. A tick that comes late owes the world more than a period, and publishes at each
-    line it passes; an early tick that reaches none publishes nothing. The count of messages then follows
-    simulated time, however the wall-clock timer's ticks fall (it skips the periods a busy process misses)."""
-
-    def __init__(self, period: float, now: float):
-        self.period = period
-        self.next = now + period    # simulated time of the next line, s
-
-    def steps_to_line(self, now: float, time_step: float) -> int:
-        """Steps of ``time_step`` from simulated time ``now`` to the next line (at least one)."""
-        return max(1, int(np.ceil((self.next - now) / time_step - 1e-9)))
-
-    def reached(self, now: float) -> bool:
-        """True when simulated time ``now`` (s) is on or past the next line; the grid then moves on from it (or,
-        after a jump past several lines, from ``now``)."""
-        if now < self.next - FOLLOW_TOLERANCE_S:
+    def due(self, time: float) -> bool:
+        """True when simulated time ``time`` (s) is on or past the next line; the grid then moves on from it (or,
+        after a jump past several lines, from ``time``)."""
+        if time < self.next - FOLLOW_TOLERANCE_S:
             return False
         self.next += self.period
-        if self.next <= now:
-            self.next = now + self.period
+        if self.next <= time:
+            self.next = time + self.period
         return True
 
-    def restart(self, now: float) -> None:
-        """Lines from simulated time ``now`` on (a resume: a paused world published on every tick)."""
-        self.next = now + self.period
+    def steps_to_line(self, time: float, time_step: float) -> int:
+        """Steps of ``time_step`` from simulated time ``time`` to the next line (at least one)."""
+        return max(1, int(np.ceil((self.next - time) / time_step - 1e-9)))
+
+    def restart(self, time: float) -> None:
+        """Lines from simulated time ``time`` on (a resume: a paused world published on every tick)."""
+        self.next = time + self.period
 
 
 def time_msg(seconds: float) -> Time:
@@ -277,8 +265,8 @@ class SimulatorNode(GuardedNode):
         self.paused = values["start_paused"]
         self.hardware_id = hardware_id
         self._pacer = RealTimePacer(self.time_step, 1.0 / self.publish_rate, time.monotonic())
-        self._followed_ticks = FollowedTicks(1.0 / self.publish_rate)
-        self._grid = PublishGrid(1.0 / self.publish_rate, self.world_time)
+        self._followed_ticks = TickGrid(1.0 / self.publish_rate)
+        self._grid = TickGrid(1.0 / self.publish_rate, self.world_time)
         self._followed_time: float | None = None
         self._steps = self._step_wall_s = self._failed_steps = 0
         # the diagnostics' window: wall and simulated time at its start, and whether the world was running then
@@ -379,7 +367,7 @@ class SimulatorNode(GuardedNode):
             chunk = min(steps, self._grid.steps_to_line(self.world_time, self.time_step))
             done = self._advance_within(chunk, deadline)
             steps -= chunk
-            if self._grid.reached(self.world_time):
+            if self._grid.due(self.world_time):
                 published = time.perf_counter()
                 self.publish_all()
                 deadline += time.perf_counter() - published

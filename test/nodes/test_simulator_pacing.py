@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from discrete_robot.nodes.simulator import MAX_CATCH_UP_TICKS, FollowedTicks, PublishGrid, RealTimePacer
+from discrete_robot.nodes.simulator import MAX_CATCH_UP_TICKS, RealTimePacer, TickGrid
 
 STEP, PERIOD = 1e-3, 0.01
 
@@ -41,7 +41,7 @@ def test_a_pause_is_not_made_up_for():
 @pytest.mark.parametrize(("leader_hz", "own_hz", "expected_hz"), [(100.0, 50.0, 50.0), (100.0, 30.0, 30.0),
                                                                     (100.0, 100.0, 100.0), (20.0, 50.0, 20.0)])
 def test_a_follower_ticks_at_its_own_rate_or_the_slower_leader(leader_hz, own_hz, expected_hz):
-    ticks = FollowedTicks(1.0 / own_hz)
+    ticks = TickGrid(1.0 / own_hz)
     # the leader's stamps as /clock carries them: whole nanoseconds
     stamps = [round(k * 1e9 / leader_hz) * 1e-9 for k in range(1, round(10 * leader_hz) + 1)]
     count = sum(ticks.due(t) for t in stamps)
@@ -53,7 +53,7 @@ def test_a_leader_publishes_once_per_period_of_simulated_time_however_its_ticks_
     """Ticks late by up to three periods (the timer skipping periods meanwhile) or early: the world advances by
     the steps owed in chunks that end on the publish grid, and publishes on each line it reaches, one message per
     period of simulated time, each a period after the one before."""
-    pacer, grid = RealTimePacer(STEP, PERIOD, now=0.0), PublishGrid(PERIOD, 0.0)
+    pacer, grid = RealTimePacer(STEP, PERIOD, now=0.0), TickGrid(PERIOD, 0.0)
     now, steps, stamps = 0.0, 0, []
     for late in lateness:
         now += PERIOD * late
@@ -61,7 +61,7 @@ def test_a_leader_publishes_once_per_period_of_simulated_time_however_its_ticks_
         while owed > 0:
             chunk = min(owed, grid.steps_to_line(steps * STEP, STEP))
             steps, owed = steps + chunk, owed - chunk
-            if grid.reached(steps * STEP):
+            if grid.due(steps * STEP):
                 stamps.append(steps * STEP)
     assert len(stamps) == int(np.floor(steps * STEP / PERIOD + 1e-9))
     np.testing.assert_allclose(np.diff(stamps, prepend=0.0), PERIOD, atol=1e-12)
