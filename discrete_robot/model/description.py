@@ -98,6 +98,31 @@ class Link:
     inertia: np.ndarray
     tip: np.ndarray
     geometry: dict | None
+    #: the URDF parent link when it is a fixed frame of ``parent`` (:class:`Frame`), for TF; "" = ``parent``
+    frame_parent: str = ""
+
+
+@dataclass(frozen=True, eq=False)
+class Frame:
+    """A URDF link fixed to a moving body (its inertia lumped into the body): its pose in ``body``'s frame
+    (``origin``, m; ``rotation``) and its URDF parent link ``parent`` (the body or another frame of it)."""
+
+    name: str
+    parent: str
+    body: str
+    origin: np.ndarray
+    rotation: np.ndarray
+
+
+@dataclass(frozen=True, eq=False)
+class Mimic:
+    """A URDF mimic joint: ``link`` (whose 1-DOF joint is the follower) moves with the generalised coordinate
+    ``leader``, q_follower = multiplier · q_leader + offset (rad or m); the follower is not a DOF."""
+
+    link: Link
+    leader: str
+    multiplier: float
+    offset: float
 
 
 @dataclass(frozen=True, eq=False)
@@ -130,6 +155,14 @@ class RobotModel:
     base: Base
     links: tuple[Link, ...]
     fingertip: Fingertip | None = None
+    #: URDF links fixed to a body (model/urdf_reader.py), for TF and tool frames
+    frames: tuple[Frame, ...] = ()
+    #: mimic followers (URDF), moved by their leaders; their links hang from bodies and carry no DOF
+    mimic: tuple[Mimic, ...] = ()
+    #: the URDF the model was read from, published unchanged as ``robot_description`` (None: a YAML model)
+    urdf: str | None = None
+    #: ``<ros2_control>``: joint name -> its command interfaces (empty: every DOF takes effort)
+    command_interfaces: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @functools.cached_property
     def dof(self) -> int:
@@ -157,6 +190,18 @@ class RobotModel:
             if link.name == name:
                 return link
         raise ModelError(f"model '{self.name}': no link named '{name}'")
+
+    def frame_in_body(self, name: str) -> tuple[str, np.ndarray, np.ndarray]:
+        """(body, origin, rotation): where link or frame ``name`` sits in the moving body it belongs to (a model
+        link, a mimic follower's link or the base); ModelError naming the known frames otherwise."""
+        for frame in self.frames:
+            if frame.name == name:
+                return frame.body, frame.origin, frame.rotation
+        bodies = [self.base.name] + [link.name for link in self.links] + [m.link.name for m in self.mimic]
+        if name in bodies:
+            return name, np.zeros(3), np.eye(3)
+        known = bodies + [frame.name for frame in self.frames]
+        raise ModelError(f"model '{self.name}': no link or frame named '{name}' (known: {', '.join(known)})")
 
     def chains_from_base(self) -> list[list[int]]:
         """The arms: for each link attached to the base, its subtree's link indices, parents first.
@@ -229,13 +274,28 @@ def package_config_path(filename: str) -> Path:
     return installed if installed.exists() else REPO_ROOT / "config" / filename
 
 
-def load_model(path) -> RobotModel:
-    """Read and validate a model file; ModelError on a missing file, bad YAML or invalid values."""
+#: model-file suffixes of the URDF readers (``.urdf.xacro`` ends in ``.xacro``); anything else is YAML
+URDF_SUFFIXES = (".urdf",)
+XACRO_SUFFIXES = (".xacro",)
+
+
+def load_model(path, xacro_args: dict | None = None, floating_base: bool = False) -> RobotModel:
+    """Read and validate a model file, chosen by suffix: xacro (expanded with ``xacro_args``), URDF (``.urdf``,
+    or any other file whose text is XML), else YAML (docs/model_format.md); ``floating_base`` makes a URDF's
+    root link a free-floating base. ModelError on a missing file, bad YAML/XML or invalid values, naming the
+    element and the field."""
     path = Path(path)
+    from discrete_robot.model import urdf_reader
+
+    if path.suffix.lower() in XACRO_SUFFIXES:
+        return urdf_reader.load_xacro(path, xacro_args or {}, floating_base=floating_base)
     try:
         text = path.read_text()
     except OSError as error:
         raise ModelError(f"model file {path}: cannot be read ({error.strerror or error})") from error
+    if path.suffix.lower() in URDF_SUFFIXES or text.lstrip().startswith("<"):
+        return urdf_reader.model_from_urdf(text, source=str(path), floating_base=floating_base,
+                                           directory=path.parent)
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as error:

@@ -11,12 +11,15 @@ Two independent formulations, cross-checked in the tests:
   nor composite inertias.
 
 All methods except the Newton–Euler ones accept q of shape (..., n) (``vectorized = True``).
+
+A model with mimic joints (URDF) is evaluated as its expanded model, followers as DOFs, projected exactly onto the
+model's coordinates (:mod:`discrete_robot.model.mimic`).
 """
 
 import numpy as np
 
 from discrete_robot.errors import InputError, ModelError
-from discrete_robot.model import compiled
+from discrete_robot.model import compiled, mimic
 from discrete_robot.model.description import RobotModel
 from discrete_robot.model.kinematics import KinematicTree, kinematic_tree
 from discrete_robot.model.lagrangian import solve_mass_matrix
@@ -34,8 +37,14 @@ class RigidBodySystem:
         self.model = model
         self.tree: KinematicTree = kinematic_tree(model)
         self.gravity = np.asarray(model.gravity, dtype=float)
-        #: the model as flat arrays for the compiled kernels
-        self.compiled = compiled.compile_arm(model)
+        #: with mimic joints: the expanded model's system and q̄ = S q + c (:mod:`.mimic`)
+        self._expanded = None
+        if model.mimic:
+            full, self._S, self._c = mimic.expanded(model)
+            self._expanded = RigidBodySystem(full)
+        #: the model as flat arrays for the compiled kernels; None with mimic joints, whose projection the
+        #: discrete model's compiled step does not apply (it then runs its Python loop on this system)
+        self.compiled = compiled.compile_arm(model) if self._expanded is None else None
         #: (n,) bool: the DOFs whose coordinate is a rotation angle (revolute, universal, spherical), on which a(q)
         #: and V(q) depend 2π-periodically
         self.periodic = ~self.tree.prismatic
@@ -58,7 +67,10 @@ class RigidBodySystem:
     def evaluate(self, q, derivatives: bool = False) -> tuple[np.ndarray, ...]:
         """(a, V), or (a, V, ∂a/∂q, ∂V/∂q) with ``derivatives``, at q (..., n): shapes (..., n, n), (...),
         (..., n, n, n) with [k, i, j] = ∂a_ij/∂q_k, and (..., n); one pass of the compiled kernel."""
-        return compiled.evaluate(self.compiled, self._q(q), derivatives)
+        q = self._q(q)
+        if self._expanded is not None:
+            return mimic.project_terms(self._S, self._expanded.evaluate(q @ self._S.T + self._c, derivatives))
+        return compiled.evaluate(self.compiled, q, derivatives)
 
     def mass_matrix(self, q) -> np.ndarray:
         """a(q) = Σ_i Jᵀ diag(m_i E, I_i) J, shape (..., n, n), kg m² (kg for prismatic DOFs)."""
@@ -108,6 +120,9 @@ class RigidBodySystem:
         for name, value in (("q", q), ("qd", qd), ("qdd", qdd)):
             if value.shape != (n,):
                 raise InputError(f"{name}: expected {n} values, got shape {value.shape}")
+        if self._expanded is not None:
+            S = self._S
+            return S.T @ self._expanded.inverse_dynamics(S @ q + self._c, S @ qd, S @ qdd)
         tree, model = self.tree, self.model
         frames = tree.frames(q)
         L = len(model.links)
