@@ -1,22 +1,60 @@
-"""Executing a joint trajectory goal: tolerances and the outcome, as control_msgs' FollowJointTrajectory defines them.
+"""Executing joint trajectories as ros2_controllers' joint_trajectory_controller (JTC, ``kilted``) does.
 
-A goal is a :class:`~discrete_robot.discrete.tracking.TrajectoryReference` started at some simulated time,
-with tolerances per joint. While the trajectory runs, every position and velocity error must stay within
-the path tolerances (else PATH_TOLERANCE_VIOLATED); from its end, the state must come within the goal
-tolerances no later than ``goal_time`` after the end (SUCCESSFUL, else GOAL_TOLERANCE_VIOLATED).
-A tolerance given as 0 takes the server's default, −1 removes the check (JointTolerance's convention).
-Acceleration and effort tolerances are not checked (the simulator has no acceleration sensor to honour
-them against; efforts are the commands themselves).
+The node around it is thin: it hands this module trajectory messages (anything shaped like
+trajectory_msgs/JointTrajectory and control_msgs' JointTolerance; no ROS import here), the simulated time and
+the robot's state, and reports what comes back. Upstream lines cited below are those of
+``joint_trajectory_controller/src/joint_trajectory_controller.cpp`` (cpp), ``include/.../tolerances.hpp``
+(hpp) and ``src/trajectory.cpp`` on ros2_controllers' ``kilted`` branch (commit 0f8eb14e1); docs/jtc.md
+compares the two point by point.
+
+- **Goal acceptance** (:func:`validate_trajectory`, cpp 1667-1812): a goal that does not name every joint
+  (unless ``allow_partial_joints_goal``), names none, has no points, names an unknown joint, ends with a
+  non-zero velocity (unless ``allow_nonzero_velocity_at_trajectory_end``), is stamped and already over, has
+  times that do not strictly increase or points whose fields do not match the joint names is refused with
+  the reason, before it is accepted. Sizes are checked before any per-point work.
+- **Tolerances** (:func:`goal_tolerances`, hpp 95-288): per joint, in the path and at the goal, for position,
+  velocity and acceleration; 0 = unchecked. The defaults come from the parameters (``constraints.<joint>.
+  trajectory`` and ``.goal``, ``constraints.stopped_velocity_tolerance`` for the goal velocity,
+  ``constraints.goal_time``, 0 = wait without limit). A goal's tolerance > 0 replaces the default, 0 keeps
+  it, −1 removes it; any other value, or a tolerance for an unknown joint, is reported and the goal runs
+  with the defaults.
+- **The update** (:meth:`JointTrajectoryController.update`, cpp 239-589): each tick the reference is sampled
+  and compared with the state. Before the last point (and on the first tick) a path tolerance violated
+  aborts the goal (PATH_TOLERANCE_VIOLATED) and the robot holds where it is; after the last point, within
+  the goal tolerances the goal succeeds and the robot holds the last point; still outside them
+  ``goal_time`` after the last point it aborts (GOAL_TOLERANCE_VIOLATED) and holds where it is.
+- A new goal preempts the running one (aborted, INVALID_GOAL, cpp 1820-1833); a cancel holds where the robot
+  is (cpp 1419-1449). Result strings begin with JTC's and add the numbers.
+
+The acceleration error is zero, as in JTC with an effort command interface (cpp 1512: it is computed only with
+an acceleration command interface), so acceleration tolerances never trip.
 """
 
 import enum
+import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from discrete_robot.discrete.tracking import JointNamesError, TrajectoryReference
+from discrete_robot.discrete.tracking import (
+    MAX_KNOT_VALUE,
+    MAX_POINTS,
+    Interpolation,
+    JointNamesError,
+    Reference,
+    TrajectoryReference,
+)
 from discrete_robot.errors import InputError
+
+#: JTC compares velocities and the −1 of a tolerance with float's epsilon (cpp 1717, hpp 139)
+FLOAT_EPSILON = float(np.finfo(np.float32).eps)
+
+#: JTC's result strings (cpp 478, 506, 520, 1827); ours append the numbers after them
+SUCCEEDED = "Goal successfully reached!"
+PATH_VIOLATED = "Aborted due to path tolerance violation"
+GOAL_TIME_EXCEEDED = "Aborted due to goal_time_tolerance exceeding by {:f} seconds"
+PREEMPTED = "Current goal preempted by new incoming action."
 
 
 class ErrorCode(enum.IntEnum):
@@ -39,97 +77,348 @@ class Outcome:
 
 
 @dataclass(frozen=True)
-class JointTolerance:
-    """One joint's tolerance as a goal gives it: name, position (rad or m), velocity (rad/s or m/s)."""
+class StateTolerances:
+    """Per-joint limits on |error| (model joint order; rad or m, /s, /s²); 0 = unchecked."""
 
-    name: str
-    position: float
-    velocity: float
+    position: np.ndarray
+    velocity: np.ndarray
+    acceleration: np.ndarray
 
 
 @dataclass(frozen=True)
 class Tolerances:
-    """Per-joint limits in the model's joint order (inf = unchecked) and the goal time tolerance, s."""
+    """Path and goal tolerances and the goal time tolerance (s after the last point; 0 = no limit)."""
 
-    path_position: np.ndarray
-    path_velocity: np.ndarray
-    goal_position: np.ndarray
-    goal_velocity: np.ndarray
+    path: StateTolerances
+    goal: StateTolerances
     goal_time: float
 
 
-def _resolve(defaults: np.ndarray, given: Sequence[float], index: Sequence[int], what: str) -> np.ndarray:
-    values = defaults.copy()
-    for i, value in zip(index, given, strict=True):
-        if not np.isfinite(value) or (value < 0.0 and value != -1.0):
-            raise InputError(f"{what}: a tolerance is > 0, 0 (the default) or -1 (none), got {value}")
-        if value == -1.0:
-            values[i] = np.inf
-        elif value > 0.0:
-            values[i] = value
-    return values
+@dataclass(frozen=True)
+class ControllerSettings:
+    """JTC's parameters that shape execution (joint_trajectory_controller_parameters.yaml, same names).
+
+    ``trajectory`` and ``goal`` are ``constraints.<joint>.trajectory`` and ``.goal`` in ``joints`` order."""
+
+    joints: tuple[str, ...]
+    trajectory: np.ndarray
+    goal: np.ndarray
+    goal_time: float = 0.0
+    stopped_velocity_tolerance: float = 0.01
+    allow_partial_joints_goal: bool = False
+    allow_nonzero_velocity_at_trajectory_end: bool = False
+    interpolation: Interpolation = Interpolation.SPLINES
+
+    def default_tolerances(self) -> Tolerances:
+        """The tolerances of a goal that gives none (hpp 95-127): path position ``trajectory``, goal position
+        ``goal`` and goal velocity ``stopped_velocity_tolerance``; the rest unchecked."""
+        zero = np.zeros(len(self.joints))
+        return Tolerances(StateTolerances(self.trajectory.copy(), zero, zero),
+                          StateTolerances(self.goal.copy(), np.full_like(zero, self.stopped_velocity_tolerance), zero),
+                          self.goal_time)
 
 
-def resolve_tolerances(joints: Sequence[str], defaults: Tolerances, path: Sequence[JointTolerance],
-                       goal: Sequence[JointTolerance], goal_time: float) -> Tolerances:
-    """The tolerances a goal asks for, its zeros replaced by ``defaults``; JointNamesError for an unknown joint,
-    InputError for a negative tolerance other than -1."""
+def resolve_tolerance(default: float, given: float) -> float:
+    """A goal's tolerance against the default (hpp 129-154): > 0 replaces it, 0 keeps it, −1 (to float's
+    epsilon) removes it (0 = unchecked); ValueError for any other value."""
+    if given > 0.0:
+        return given
+    if abs(given + 1.0) < FLOAT_EPSILON:
+        return 0.0
+    if given < 0.0 or math.isnan(given):
+        raise ValueError(given)
+    return default
+
+
+def goal_tolerances(defaults: Tolerances, joints: Sequence[str], path_tolerance, goal_tolerance,
+                    goal_time: float) -> tuple[Tolerances, str | None]:
+    """The tolerances a goal asks for (hpp 165-288) and, when it asks for something invalid, the reason the
+    defaults are used instead. ``path_tolerance``/``goal_tolerance``: JointTolerance-shaped (name, position,
+    velocity, acceleration); ``goal_time``: the goal's goal_time_tolerance, s."""
+    try:
+        time_tolerance = resolve_tolerance(defaults.goal_time, goal_time)
+    except ValueError:
+        return defaults, f"illegal goal_time_tolerance {goal_time:g} s; using the default tolerances"
     joints = list(joints)
+    resolved = []
+    for what, given, default in (("path_tolerance", path_tolerance, defaults.path),
+                                 ("goal_tolerance", goal_tolerance, defaults.goal)):
+        values = {name: getattr(default, name).copy() for name in ("position", "velocity", "acceleration")}
+        for tolerance in given:
+            if tolerance.name not in joints:
+                return defaults, (f"joint '{tolerance.name}' in goal.{what} does not exist (the joints are "
+                                  f"{joints}); using the default tolerances")
+            i = joints.index(tolerance.name)
+            for name, array in values.items():
+                try:
+                    array[i] = resolve_tolerance(array[i], float(getattr(tolerance, name)))
+                except ValueError:
+                    return defaults, (f"joint '{tolerance.name}' in goal.{what} has an invalid {name} tolerance "
+                                      f"{getattr(tolerance, name)!r} (> 0, 0 = default or -1 = none); using the "
+                                      f"default tolerances")
+        resolved.append(StateTolerances(**values))
+    return Tolerances(resolved[0], resolved[1], time_tolerance), None
 
-    def index(tolerances, what):
-        unknown = [t.name for t in tolerances if t.name not in joints]
-        if unknown:
-            raise JointNamesError(f"{what}: unknown joint name(s) {unknown}; the joints are {joints}")
-        return [joints.index(t.name) for t in tolerances]
 
-    path_index, goal_index = index(path, "path_tolerance"), index(goal, "goal_tolerance")
-    if not np.isfinite(goal_time) or goal_time < 0.0:
-        raise InputError(f"goal_time_tolerance: must be finite and >= 0 s, got {goal_time}")
-    return Tolerances(
-        _resolve(defaults.path_position, [t.position for t in path], path_index, "path_tolerance.position"),
-        _resolve(defaults.path_velocity, [t.velocity for t in path], path_index, "path_tolerance.velocity"),
-        _resolve(defaults.goal_position, [t.position for t in goal], goal_index, "goal_tolerance.position"),
-        _resolve(defaults.goal_velocity, [t.velocity for t in goal], goal_index, "goal_tolerance.velocity"),
-        goal_time if goal_time > 0.0 else defaults.goal_time)
+def seconds(stamp) -> float:
+    """builtin_interfaces Time or Duration (sec, nanosec) -> s."""
+    return stamp.sec + stamp.nanosec * 1e-9
 
 
-def _violation(joints, errors: np.ndarray, limits: np.ndarray, what: str) -> str | None:
-    over = np.flatnonzero(np.abs(errors) > limits)
-    if over.size == 0:
+@dataclass(frozen=True)
+class TrajectoryGoal:
+    """A validated trajectory in the controller's joint order.
+
+    ``stamp``: header stamp, s (0 = start on receipt); ``times``: time_from_start per point, s; ``positions``
+    (points, n) with NaN columns for joints a partial goal leaves out; ``velocities``, ``accelerations``,
+    ``efforts``: None (no point has them) or (points, n) with NaN rows where a point has none."""
+
+    stamp: float
+    times: np.ndarray
+    positions: np.ndarray
+    velocities: np.ndarray | None
+    accelerations: np.ndarray | None
+    efforts: np.ndarray | None
+
+
+def validate_trajectory(settings: ControllerSettings, trajectory, now: float) -> TrajectoryGoal:
+    """``trajectory`` (JointTrajectory-shaped) checked as JTC checks a goal or a topic message (cpp 1667-1812)
+    at simulated time ``now`` (s), in the controller's joint order; InputError (JointNamesError for the names)
+    says why not. The sizes are checked before any per-point work, so a huge message costs nothing."""
+    joints, names, points = list(settings.joints), list(trajectory.joint_names), trajectory.points
+    dof = len(joints)
+    if len(points) > MAX_POINTS:
+        raise InputError(f"trajectory: {len(points)} points, more than {MAX_POINTS}")
+    if not settings.allow_partial_joints_goal and len(names) != dof:
+        raise JointNamesError(f"trajectory: joint_names must name each of the controller's joints {joints} "
+                              f"(allow_partial_joints_goal is false), got {len(names)} names")
+    if not names:
+        raise JointNamesError("trajectory: empty joint_names")
+    if not points:
+        raise InputError("trajectory: empty trajectory (no points)")
+    unknown = [name for name in names if name not in joints]
+    if unknown:
+        raise JointNamesError(f"trajectory: unknown joint name(s) {unknown}; the controller's joints are {joints}")
+    if len(set(names)) != len(names):
+        raise JointNamesError(f"trajectory: joint_names names a joint twice: {names}")
+    final_velocities = np.asarray(points[-1].velocities, dtype=float)
+    if not settings.allow_nonzero_velocity_at_trajectory_end and final_velocities.size:
+        moving = np.flatnonzero(~(np.abs(final_velocities) <= FLOAT_EPSILON))
+        if moving.size:
+            i = int(moving[0])
+            raise InputError(f"trajectory: the velocity of the last point of joint {names[min(i, len(names) - 1)]} "
+                             f"is not zero: {final_velocities[i]:.15g} (allow_nonzero_velocity_at_trajectory_end "
+                             f"is false)")
+    stamp = seconds(trajectory.header.stamp)
+    times = np.array([seconds(p.time_from_start) for p in points])
+    if stamp != 0.0 and stamp + times[-1] < now:
+        raise InputError(f"trajectory.header.stamp: the trajectory starts at {stamp:.6f} s and ends at "
+                         f"{stamp + times[-1]:.6f} s, in the past (now {now:.6f} s)")
+    steps = np.flatnonzero(np.diff(times) <= 0.0)
+    if steps.size:
+        i = int(steps[0])
+        raise InputError(f"trajectory: time_from_start must be strictly increasing; points {i} and {i + 1} are at "
+                         f"{times[i]:g} s and {times[i + 1]:g} s")
+    order = [names.index(name) if name in names else -1 for name in joints]
+    positions = _field(points, "positions", len(names), order, required=True)
+    velocities, accelerations, efforts = (_field(points, name, len(names), order)
+                                          for name in ("velocities", "accelerations", "effort"))
+    return TrajectoryGoal(stamp, times, positions, velocities, accelerations, efforts)
+
+
+def _field(points, name: str, count: int, order: list[int], required: bool = False) -> np.ndarray | None:
+    """One field of every point as (points, n) in the controller's order (NaN for joints not named, and rows of
+    NaN for points without the field), or None when no point has it; InputError for a size or value problem."""
+    rows = [getattr(p, name) for p in points]
+    sizes = np.array([len(row) for row in rows])
+    given = sizes > 0
+    if required and not given.all() or np.any(given & (sizes != count)):
+        i = int(np.flatnonzero((sizes != count) if required else given & (sizes != count))[0])
+        raise InputError(f"trajectory: point {i} has {sizes[i]} {name}, and the trajectory names {count} joints")
+    if not given.any():
         return None
-    return "; ".join(f"joint {joints[i]}: {what} error {errors[i]:.4g} exceeds the tolerance {limits[i]:.4g}"
-                     for i in over)
+    values = np.full((len(points), count), np.nan)
+    values[given] = np.array([row for row in rows if len(row)], dtype=float)
+    if not np.isfinite(values[given]).all():
+        raise InputError(f"trajectory: {name} must be finite (no NaN or infinity)")
+    if np.abs(values[given]).max() > MAX_KNOT_VALUE:
+        raise InputError(f"trajectory: {name} must lie within ±{MAX_KNOT_VALUE:g}, got up to "
+                         f"{np.abs(values[given]).max():.3g}")
+    ordered = np.full((len(points), len(order)), np.nan)
+    for j, source in enumerate(order):
+        if source >= 0:
+            ordered[:, j] = values[:, source]
+    if name != "positions":
+        ordered[given] = np.nan_to_num(ordered[given])     # a joint a partial goal leaves out: 0 (cpp 1582-1593)
+    return ordered
 
 
-class TrajectoryExecution:
-    """One goal being executed: its reference from ``start_time`` (simulated s) and its tolerances."""
+@dataclass(frozen=True)
+class Ended:
+    """A goal that ended: the caller's token for it and the outcome (``canceled`` for a cancel)."""
 
-    def __init__(self, joints: Sequence[str], reference: TrajectoryReference, start_time: float,
-                 tolerances: Tolerances):
-        self.joints = list(joints)
-        self.reference = reference
-        self.start_time = start_time
-        self.tolerances = tolerances
+    goal: object
+    outcome: Outcome
+    canceled: bool = False
 
-    def check(self, t: float, q: np.ndarray, qd: np.ndarray) -> Outcome | None:
-        """The outcome once decided at simulated time t with state (q, q̇), else None (still running)."""
-        elapsed = t - self.start_time
-        desired = self.reference.sample(elapsed)
-        position_error, velocity_error = desired.q - q, desired.qd - qd
-        tolerances = self.tolerances
-        if elapsed < self.reference.duration:
-            reason = (_violation(self.joints, position_error, tolerances.path_position, "position")
-                      or _violation(self.joints, velocity_error, tolerances.path_velocity, "velocity"))
-            if reason:
-                return Outcome(ErrorCode.PATH_TOLERANCE_VIOLATED, f"at t = {elapsed:.3f} s: {reason}")
+
+@dataclass(frozen=True)
+class Update:
+    """One tick: the desired state, the error (desired − actual), the index of the point ahead (in the
+    message's numbering), the time since the trajectory's start, and the goal that ended on it, if any."""
+
+    desired: Reference
+    position_error: np.ndarray
+    velocity_error: np.ndarray
+    index: int
+    time_from_start: float
+    ended: Ended | None = None
+
+
+def _violations(joints, tolerances: StateTolerances, position_error, velocity_error) -> str | None:
+    """The joints whose errors exceed a checked (> 0) tolerance, described, or None (hpp 297-344)."""
+    parts = []
+    for what, error, limit in (("position", position_error, tolerances.position),
+                               ("velocity", velocity_error, tolerances.velocity)):
+        for i in np.flatnonzero((limit > 0.0) & (np.abs(error) > limit)):
+            parts.append(f"{joints[i]} {what} error {error[i]:.4g} exceeds {limit[i]:.4g}")
+    return "; ".join(parts) or None
+
+
+@dataclass
+class JointTrajectoryController:
+    """JTC's goal life cycle around one robot: the trajectory followed, the goal it belongs to, holding.
+
+    Times are simulated seconds; states are in ``settings.joints`` order. ``reference`` is None while the robot
+    takes effort commands instead (the node's ``joint_effort_commands``)."""
+
+    settings: ControllerSettings
+    reference: TrajectoryReference | None = None
+    goal: object = None
+    holding: bool = True
+    tolerances: Tolerances | None = None
+    origin: float = 0.0            # s: the trajectory's start (its stamp, or when it was received)
+    offset: int = 0                # 1 when the robot's state was prepended as the point the motion starts from
+    first_sample: bool = False
+    last: Update | None = field(default=None, repr=False)
+
+    def __post_init__(self):
+        self.defaults = self.settings.default_tolerances()
+
+    def configure(self, settings: ControllerSettings) -> None:
+        """New parameters (JTC re-reads them each update, cpp 263-265); a running goal keeps its tolerances."""
+        self.settings, self.defaults = settings, settings.default_tolerances()
+
+    def follow(self, trajectory: TrajectoryGoal, now: float, q: np.ndarray, qd: np.ndarray, goal: object = None,
+               tolerances: Tolerances | None = None) -> Ended | None:
+        """Follow ``trajectory`` from ``now`` for ``goal`` (None: a topic message); the goal it replaces ends
+        (preempted: INVALID_GOAL, cpp 1820-1833)."""
+        ended = self.stop(Outcome(ErrorCode.INVALID_GOAL, PREEMPTED))
+        self.origin = trajectory.stamp if trajectory.stamp != 0.0 else now
+        times = self.origin + trajectory.times
+        positions = trajectory.positions.copy()
+        missing = np.isnan(positions)
+        positions[missing] = np.broadcast_to(q, positions.shape)[missing]     # partial goals hold the rest
+        velocities, accelerations, efforts = trajectory.velocities, trajectory.accelerations, trajectory.efforts
+        self.offset = int(now < times[0])
+        if self.offset:
+            # the motion starts from the robot's state (cpp 315, trajectory.cpp 50-76): position, velocity, and zero
+            # acceleration where the first point has accelerations
+            times = np.concatenate([[now], times])
+            positions = np.vstack([q, positions])
+            velocities = None if velocities is None else np.vstack([qd, velocities])
+            accelerations = None if accelerations is None else np.vstack([np.zeros_like(q), accelerations])
+            efforts = None if efforts is None else np.vstack([efforts[:1], efforts])
+        self.reference = TrajectoryReference(times, positions, velocities, efforts, accelerations,
+                                             self.settings.interpolation)
+        self.goal, self.holding, self.first_sample = goal, False, True
+        self.tolerances = self.defaults if tolerances is None else tolerances
+        return ended
+
+    def hold(self, now: float, q: np.ndarray) -> None:
+        """Hold the positions ``q`` at rest from ``now`` (JTC's set_hold_position, cpp 1835-1845)."""
+        self.reference = TrajectoryReference(np.array([now]), q[None, :].copy())
+        self.origin, self.offset, self.holding = now, 0, True
+
+    def stop(self, outcome: Outcome, canceled: bool = False) -> Ended | None:
+        """End the running goal, if any, with ``outcome``; the trajectory is kept (the caller holds or replaces)."""
+        if self.goal is None:
             return None
-        reason = (_violation(self.joints, position_error, tolerances.goal_position, "position")
-                  or _violation(self.joints, velocity_error, tolerances.goal_velocity, "velocity"))
-        if reason is None:
-            return Outcome(ErrorCode.SUCCESSFUL, f"reached the goal {elapsed - self.reference.duration:.3f} s after "
-                                                 f"the trajectory's end; largest position error "
-                                                 f"{np.abs(position_error).max():.3g}")
-        if elapsed > self.reference.duration + tolerances.goal_time:
-            return Outcome(ErrorCode.GOAL_TOLERANCE_VIOLATED,
-                           f"{tolerances.goal_time:.3f} s after the trajectory's end: {reason}")
-        return None
+        ended, self.goal = Ended(self.goal, outcome, canceled), None
+        return ended
+
+    def release(self, outcome: Outcome) -> Ended | None:
+        """Stop following any trajectory (effort commands take over); the running goal ends with ``outcome``."""
+        ended = self.stop(outcome)
+        self.reference, self.holding = None, True
+        return ended
+
+    def cancel(self, goal: object, now: float, q: np.ndarray) -> Ended | None:
+        """Cancel ``goal`` if it is the running one: it ends CANCELED and the robot holds where it is (cpp
+        1419-1449)."""
+        if goal is None or goal is not self.goal:
+            return None
+        self.hold(now, q)
+        return self.stop(Outcome(ErrorCode.SUCCESSFUL, f"canceled at t = {now:.3f} s; holding the position "
+                                                       "reached"), canceled=True)
+
+    def sample(self, t: float) -> Reference | None:
+        """The desired state at simulated time t, or None without a trajectory (for the control law)."""
+        return None if self.reference is None else self.reference.sample(t)
+
+    def update(self, now: float, q: np.ndarray, qd: np.ndarray) -> Update | None:
+        """One controller tick at ``now`` with the measured state (cpp 296-585); None without a trajectory."""
+        reference = self.reference
+        if reference is None:
+            self.last = None
+            return None
+        desired = reference.sample(now)
+        position_error, velocity_error = desired.q - q, desired.qd - qd
+        index, time_from_start = max(desired.index - self.offset, 0), now - self.origin
+        before_last_point = now < reference.end
+        joints, tolerances = self.settings.joints, self.tolerances or self.defaults
+        ended = None
+        if not self.holding:
+            path = ((before_last_point or self.first_sample)
+                    and _violations(joints, tolerances.path, position_error, velocity_error))
+            since_end = now - reference.end
+            outside = None if before_last_point else _violations(joints, tolerances.goal, position_error,
+                                                                 velocity_error)
+            if path:
+                self.hold(now, q)
+                ended = self.stop(Outcome(ErrorCode.PATH_TOLERANCE_VIOLATED,
+                                          f"{PATH_VIOLATED}: {path} at t = {now:.3f} s"))
+            elif not before_last_point and outside is None:
+                if self.goal is not None:
+                    self._hold_last_point(now)
+                    ended = self.stop(Outcome(ErrorCode.SUCCESSFUL, f"{SUCCEEDED} {since_end:.3f} s after the "
+                                                                    f"last point; largest position error "
+                                                                    f"{np.abs(position_error).max():.3g}"))
+            elif outside is not None and tolerances.goal_time != 0.0 and since_end > tolerances.goal_time:
+                self.hold(now, q)
+                ended = self.stop(Outcome(ErrorCode.GOAL_TOLERANCE_VIOLATED,
+                                          f"{GOAL_TIME_EXCEEDED.format(since_end)}: {outside}"))
+        self.first_sample = False
+        self.last = Update(desired, position_error, velocity_error, index, time_from_start, ended)
+        return self.last
+
+    def _hold_last_point(self, now: float) -> None:
+        """Repeat the last point as given, velocities and efforts included (set_success_trajectory_point, cpp
+        1935-1947)."""
+        last = self.reference.sample(self.reference.end)
+        self.reference = TrajectoryReference(np.array([now]), last.q[None, :], last.qd[None, :],
+                                             None if last.effort is None else last.effort[None, :],
+                                             last.qdd[None, :])
+        self.origin, self.offset, self.holding = now, 0, True
+
+    def query(self, t: float) -> tuple[str | None, Reference | None]:
+        """The trajectory's desired state at simulated time t for ``~/query_state`` (cpp 755-799): (None, state),
+        or (the reason, None) when there is no trajectory or t lies before its start or past its end."""
+        reference = self.reference
+        if reference is None:
+            return "currently there is no valid trajectory instance", None
+        if t < reference.start:
+            return f"the requested time {t:.6f} s is before the trajectory's start ({reference.start:.6f} s)", None
+        if t >= reference.end:
+            return f"the requested time {t:.6f} s is at or past the trajectory's end ({reference.end:.6f} s)", None
+        return None, reference.sample(t)

@@ -1,12 +1,14 @@
 """Joint-trajectory tracking for a simulated robot: the reference, and feedforward inverse dynamics plus PD.
 
-A trajectory (joint names in any order, knot times, positions and optionally velocities and
-efforts) becomes a C² reference in the model's joint order: a cubic Hermite spline through the
-knots when every knot has velocities, otherwise a cubic spline with zero velocity at both
-ends; efforts, when given, are interpolated linearly between knots. When the first knot is
-later than t = 0, the current state is prepended as the knot at 0, so the robot moves off from
-where it is (as ROS trajectory controllers do). After the last knot the reference holds its
-last position at rest (and the last effort).
+A trajectory (knot times, positions and optionally velocities, accelerations and efforts per knot, in the
+model's joint order) becomes a reference interpolated segment by segment as ros2_controllers'
+joint_trajectory_controller does (``splines``; trajectory.cpp, ``interpolate_between_points``): between two
+knots that both carry accelerations (and velocities) a quintic, between two that both carry velocities a
+cubic (Hermite), otherwise a straight line; efforts, where both knots have them, linearly. Before the first
+knot the reference holds the first knot; after the last it holds the last knot as given (its velocities and
+accelerations, zero where it has none). Interpolation ``none`` forwards the next knot instead (JTC's ``none``).
+The owner of the reference prepends the robot's state as the knot the motion starts from (see
+discrete_robot.discrete.execution).
 
 The control law is computed torque: the desired acceleration corrected by PD,
 
@@ -22,7 +24,7 @@ same model), they replace the inverse dynamics of the reference as feedforward:
 τ is then saturated at the effort limits.
 """
 
-from collections.abc import Sequence
+import enum
 from dataclasses import dataclass
 
 import numpy as np
@@ -34,108 +36,128 @@ from discrete_robot.model.lagrangian import generalized_forces
 class JointNamesError(InputError):
     """The trajectory's joint names do not name the model's joints (FollowJointTrajectory's INVALID_JOINTS)."""
 
-#: a trajectory message with more points is refused (its spline and every sample would cost without bound)
+
+class Interpolation(enum.Enum):
+    """joint_trajectory_controller's ``interpolation_method`` (interpolation_methods.hpp)."""
+
+    SPLINES = "splines"
+    NONE = "none"
+
+
+#: a trajectory message with more points is refused (its reference and every sample would cost without bound)
 MAX_POINTS = 10_000
-#: |position| (rad or m) and |velocity| (rad/s or m/s) a knot may hold: beyond, the spline overflows and no
-#: robot follows it anyway
+#: |position| (rad or m) and |velocity| (rad/s or m/s) a knot may hold: beyond, the polynomials overflow and no
+#: robot follows them anyway
 MAX_KNOT_VALUE = 1e4
 
 
 @dataclass(frozen=True)
 class Reference:
-    """Desired positions, velocities and accelerations at one instant, model joint order."""
+    """Desired positions, velocities and accelerations at one instant, model joint order; ``index`` is the
+    knot the reference is heading for (the number of knots once past the last), as JTC's feedback counts."""
 
     q: np.ndarray
     qd: np.ndarray
     qdd: np.ndarray
     effort: np.ndarray | None = None
+    index: int = 0
+
+
+def segment_coefficients(duration: np.ndarray, p0, v0, a0, p1, v1, a1, degree: np.ndarray) -> np.ndarray:
+    """Polynomial coefficients c_0..c_5 (p(τ) = Σ c_j τ^j, τ in s since the segment's start) of each segment.
+
+    ``duration`` (segments,), the boundary values (segments, n) and ``degree`` (segments,) 1, 3 or 5:
+    1 joins p0 to p1 at constant velocity; 3 also matches v0, v1 (Hermite); 5 also a0, a1. The quintic's
+    coefficients solve the 3×3 system of p, ṗ, p̈ at τ = T with c_0 = p0, c_1 = v0, c_2 = a0 / 2:
+    c_3 = (20 Δ − (8 v1 + 12 v0) T − (3 a0 − a1) T²) / (2 T³),
+    c_4 = (−30 Δ + (14 v1 + 16 v0) T + (3 a0 − 2 a1) T²) / (2 T⁴),
+    c_5 = (12 Δ − 6 (v1 + v0) T + (a1 − a0) T²) / (2 T⁵), Δ = p1 − p0.
+    """
+    T = duration[:, None]
+    delta = p1 - p0
+    c = np.zeros((duration.size, 6, p0.shape[1]))
+    c[:, 0] = p0
+    line = degree == 1
+    c[line, 1] = delta[line] / T[line]
+    cubic = degree == 3
+    Tc = T[cubic]
+    c[cubic, 1] = v0[cubic]
+    c[cubic, 2] = (3.0 * delta[cubic] - (2.0 * v0[cubic] + v1[cubic]) * Tc) / Tc ** 2
+    c[cubic, 3] = (-2.0 * delta[cubic] + (v0[cubic] + v1[cubic]) * Tc) / Tc ** 3
+    quintic = degree == 5
+    Tq, d, v0q, v1q, a0q, a1q = T[quintic], delta[quintic], v0[quintic], v1[quintic], a0[quintic], a1[quintic]
+    c[quintic, 1] = v0q
+    c[quintic, 2] = 0.5 * a0q
+    c[quintic, 3] = (20.0 * d - (8.0 * v1q + 12.0 * v0q) * Tq - (3.0 * a0q - a1q) * Tq ** 2) / (2.0 * Tq ** 3)
+    c[quintic, 4] = (-30.0 * d + (14.0 * v1q + 16.0 * v0q) * Tq + (3.0 * a0q - 2.0 * a1q) * Tq ** 2) / (2.0 * Tq ** 4)
+    c[quintic, 5] = (12.0 * d - 6.0 * (v1q + v0q) * Tq + (a1q - a0q) * Tq ** 2) / (2.0 * Tq ** 5)
+    return c
 
 
 class TrajectoryReference:
-    """A joint trajectory as a function of time since its start (s), in the model's joint order."""
+    """A joint trajectory as a function of time (s, on the clock its knot ``times`` are given in).
 
-    def __init__(self, times: np.ndarray, positions: np.ndarray, velocities: np.ndarray | None,
-                 efforts: np.ndarray | None = None):
-        self.duration = float(times[-1])
-        self._final = positions[-1]
-        self._times = times
-        self._efforts = efforts
-        # imported here: scipy.interpolate takes ~0.8 s to import, which the arm's node would otherwise pay
-        # at start-up before its first message (issue 10: first message within 2 s) for a trajectory it
-        # may never receive
-        from scipy.interpolate import CubicHermiteSpline, CubicSpline
+    ``positions`` (knots, n); ``velocities``, ``accelerations`` and ``efforts`` each None (no knot has them) or
+    (knots, n) with NaN rows where a knot has none; a segment's degree follows what both its knots carry.
+    """
 
-        if times.size == 1:
-            self._spline = None
-        elif velocities is not None:
-            self._spline = CubicHermiteSpline(times, positions, velocities, axis=0)
-        else:
-            self._spline = CubicSpline(times, positions, axis=0, bc_type="clamped")
-
-    @classmethod
-    def from_message_fields(cls, model_joints: Sequence[str], names: Sequence[str], times, positions,
-                            velocities=None, current: np.ndarray | None = None,
-                            efforts=None) -> "TrajectoryReference":
-        """Validate a trajectory given in the order of ``names`` and reorder it to ``model_joints``.
-
-        ``positions`` (and ``velocities`` and ``efforts``, each or None) are per knot in ``names`` order;
-        ``current`` is the robot's position, prepended at t = 0 when the first knot comes later (with the
-        first knot's effort). JointNamesError or InputError says what is wrong.
-        """
-        names = list(names)
-        unknown = [name for name in names if name not in model_joints]
-        if unknown:
-            raise JointNamesError(f"trajectory: unknown joint name(s) {unknown}; the model's joints are "
-                                  f"{list(model_joints)}")
-        if len(set(names)) != len(names) or len(names) != len(model_joints):
-            raise JointNamesError(f"trajectory: joint_names must name each of the model's joints "
-                                  f"{list(model_joints)} exactly once, got {names}")
-        order = [names.index(name) for name in model_joints]
-        n = len(names)
+    def __init__(self, times: np.ndarray, positions: np.ndarray, velocities: np.ndarray | None = None,
+                 efforts: np.ndarray | None = None, accelerations: np.ndarray | None = None,
+                 interpolation: Interpolation = Interpolation.SPLINES):
         times = np.asarray(times, dtype=float)
-        if times.size == 0:
-            raise InputError("trajectory: no points")
-        if times.size > MAX_POINTS:
-            raise InputError(f"trajectory: {times.size} points, more than {MAX_POINTS}")
-        if not np.all(np.isfinite(times)) or times[0] < 0.0 or np.any(np.diff(times) <= 0.0):
-            raise InputError(f"trajectory: time_from_start must be finite, >= 0 and strictly increasing, "
-                             f"got {times.tolist()}")
-        positions = _knots(positions, times.size, n, "positions")[:, order]
-        if velocities is not None:
-            velocities = _knots(velocities, times.size, n, "velocities")[:, order]
-        if efforts is not None:
-            efforts = _knots(efforts, times.size, n, "effort")[:, order]
-        if times[0] > 0.0 and current is not None:
-            times = np.concatenate([[0.0], times])
-            positions = np.vstack([current, positions])
-            if velocities is not None:
-                velocities = np.vstack([np.zeros(n), velocities])
-            if efforts is not None:
-                efforts = np.vstack([efforts[:1], efforts])
-        return cls(times, positions, velocities, efforts)
+        positions = np.asarray(positions, dtype=float)
+        self.times = times
+        self.start, self.end = float(times[0]), float(times[-1])
+        self.duration = self.end - self.start
+        self.interpolation = interpolation
+        knots, n = positions.shape
+
+        def known(values):
+            return (np.zeros(knots, dtype=bool), np.zeros((knots, n))) if values is None else (
+                ~np.isnan(np.asarray(values, dtype=float)).any(axis=1), np.nan_to_num(np.asarray(values, float)))
+
+        has_velocity, self._velocities = known(velocities)
+        has_acceleration, self._accelerations = known(accelerations)
+        has_effort, efforts = known(efforts)
+        self._positions = positions
+        self._efforts = efforts if has_effort.all() else None
+        # JTC's branches: velocities at both ends -> cubic, and accelerations too -> quintic, else linear; a
+        # segment with accelerations but no velocities gets no branch there (zeros): linear here
+        both_velocity = has_velocity[:-1] & has_velocity[1:]
+        degree = np.where(both_velocity & has_acceleration[:-1] & has_acceleration[1:], 5,
+                          np.where(both_velocity, 3, 1))
+        v, a = self._velocities, self._accelerations
+        self._coefficients = segment_coefficients(np.diff(times), positions[:-1], v[:-1], a[:-1], positions[1:],
+                                                  v[1:], a[1:], degree)
 
     def sample(self, t: float) -> Reference:
-        """The reference at time t since the start; the last knot at rest after the end."""
-        effort = None
-        if self._efforts is not None:
-            effort = np.array([np.interp(t, self._times, column) for column in self._efforts.T])
-        if self._spline is None or t >= self.duration:
-            return Reference(self._final.copy(), np.zeros_like(self._final), np.zeros_like(self._final), effort)
-        t = max(t, 0.0)
-        return Reference(self._spline(t), self._spline(t, 1), self._spline(t, 2), effort)
+        """The reference at time t: the knot ahead before the first, the last knot as given after the last."""
+        times = self.times
+        if t >= self.end or times.size == 1:
+            last = times.size - 1
+            return Reference(self._positions[last].copy(), self._velocities[last].copy(),
+                             self._accelerations[last].copy(), self._effort(last, 0.0), times.size)
+        if t < self.start:
+            return Reference(self._positions[0].copy(), self._velocities[0].copy(), self._accelerations[0].copy(),
+                             self._effort(0, 0.0), 0)
+        k = int(np.searchsorted(times, t, side="right")) - 1
+        if self.interpolation is Interpolation.NONE:
+            return Reference(self._positions[k + 1].copy(), self._velocities[k + 1].copy(),
+                             self._accelerations[k + 1].copy(), self._effort(k + 1, 0.0), k + 1)
+        tau = t - times[k]
+        c = self._coefficients[k]
+        q = c[0] + tau * (c[1] + tau * (c[2] + tau * (c[3] + tau * (c[4] + tau * c[5]))))
+        qd = c[1] + tau * (2.0 * c[2] + tau * (3.0 * c[3] + tau * (4.0 * c[4] + tau * 5.0 * c[5])))
+        qdd = 2.0 * c[2] + tau * (6.0 * c[3] + tau * (12.0 * c[4] + tau * 20.0 * c[5]))
+        return Reference(q, qd, qdd, self._effort(k, tau / (times[k + 1] - times[k])), k + 1)
 
-
-def _knots(values, count: int, n: int, what: str) -> np.ndarray:
-    rows = [np.asarray(v, dtype=float) for v in values]
-    if len(rows) != count or any(row.shape != (n,) for row in rows):
-        raise InputError(f"trajectory: every point needs {n} {what} (one per joint name), got "
-                         f"{[row.size for row in rows]}")
-    array = np.array(rows)
-    if not np.all(np.isfinite(array)):
-        raise InputError(f"trajectory: {what} must be finite")
-    if np.any(np.abs(array) > MAX_KNOT_VALUE):
-        raise InputError(f"trajectory: {what} must lie within ±{MAX_KNOT_VALUE:g}, got up to {np.abs(array).max():.3g}")
-    return array
+    def _effort(self, k: int, fraction: float) -> np.ndarray | None:
+        """The efforts a fraction of the way from knot k to k + 1 (linear), or None without efforts."""
+        if self._efforts is None:
+            return None
+        if fraction == 0.0:
+            return self._efforts[k].copy()
+        return (1.0 - fraction) * self._efforts[k] + fraction * self._efforts[k + 1]
 
 
 def tracking_torques(system, q: np.ndarray, qd: np.ndarray, reference: Reference, kp: float, kd: float,

@@ -9,54 +9,16 @@ from discrete_robot.errors import ConvergenceError, InputError
 from discrete_robot.model.description import load_model, package_config_path
 from discrete_robot.model.dynamics import RigidBodySystem
 
-JOINTS = ("joint1", "joint2")
-
 
 @pytest.fixture(scope="module")
 def system():
     return RigidBodySystem(load_model(package_config_path("planar_2link.yaml")))
 
 
-def test_reference_reorders_a_permuted_trajectory_and_passes_through_its_knots():
-    reference = TrajectoryReference.from_message_fields(
-        JOINTS, ["joint2", "joint1"], [0.0, 1.0, 2.0], [[0.0, 0.0], [0.5, -0.2], [1.0, 0.3]])
-    np.testing.assert_allclose(reference.sample(1.0).q, [-0.2, 0.5], atol=1e-14)
-    np.testing.assert_allclose(reference.sample(0.0).qd, 0.0, atol=1e-14)        # clamped: starts at rest
-    end = reference.sample(5.0)
-    np.testing.assert_allclose(end.q, [0.3, 1.0])
-    assert np.all(end.qd == 0.0) and np.all(end.qdd == 0.0)
-
-
-def test_reference_with_velocities_is_hermite_and_starts_from_the_current_state():
-    reference = TrajectoryReference.from_message_fields(JOINTS, JOINTS, [1.0], [[1.0, 2.0]], velocities=[[0.5, 0.0]],
-                                                        current=np.array([0.1, 0.2]))
-    np.testing.assert_allclose(reference.sample(0.0).q, [0.1, 0.2])
-    np.testing.assert_allclose(reference.sample(1.0 - 1e-12).qd, [0.5, 0.0], atol=1e-9)
-    mid = reference.sample(0.5)
-    h = 1e-6
-    np.testing.assert_allclose((reference.sample(0.5 + h).q - reference.sample(0.5 - h).q) / (2 * h), mid.qd,
-                               atol=1e-6)
-
-
-@pytest.mark.parametrize(("names", "times", "positions", "message"), [
-    (["joint1", "elbow"], [1.0], [[0.0, 0.0]], "unknown joint name"),
-    (["joint1", "joint1"], [1.0], [[0.0, 0.0]], "exactly once"),
-    (["joint1"], [1.0], [[0.0]], "exactly once"),
-    (JOINTS, [1.0, 1.0], [[0.0, 0.0], [1.0, 1.0]], "strictly increasing"),
-    (JOINTS, [-1.0], [[0.0, 0.0]], ">= 0"),
-    (JOINTS, [1.0], [[0.0, np.nan]], "finite"),
-    (JOINTS, [1.0], [[0.0, 0.0, 0.0]], "2 positions"),
-    (JOINTS, [], [], "no points"),
-])
-def test_invalid_trajectories_are_refused(names, times, positions, message):
-    with pytest.raises(InputError, match=message):
-        TrajectoryReference.from_message_fields(JOINTS, names, times, positions)
-
-
 def test_computed_torque_tracks_a_trajectory_that_the_unforced_arm_does_not_follow(system):
     start = np.array([-np.pi / 2, 0.0])
-    reference = TrajectoryReference.from_message_fields(JOINTS, JOINTS, [1.0, 2.0], [[-1.0, 0.5], [-0.5, 1.0]],
-                                                        current=start)
+    reference = TrajectoryReference(np.array([0.0, 1.0, 2.0]), np.array([start, [-1.0, 0.5], [-0.5, 1.0]]),
+                                    np.array([[0.0, 0.0], [0.5, 0.5], [0.0, 0.0]]))
     limits = system.model.effort_limits
     tracked = FixedStepSimulation(system, "discrete", 0.01, start, np.zeros(2))
     errors = []

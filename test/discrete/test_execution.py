@@ -1,0 +1,252 @@
+"""joint_trajectory_controller's contract in the core: goal checks, tolerances, interpolation and the goal life
+cycle, each against an independent statement of it (upstream's rules, np.interp, scipy's Hermite spline, the
+quintic's boundary conditions)."""
+
+from types import SimpleNamespace as Msg
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from discrete_robot.discrete.execution import (
+    FLOAT_EPSILON,
+    ControllerSettings,
+    ErrorCode,
+    JointTrajectoryController,
+    goal_tolerances,
+    resolve_tolerance,
+    validate_trajectory,
+)
+from discrete_robot.discrete.tracking import MAX_POINTS, Interpolation, JointNamesError, TrajectoryReference
+from discrete_robot.errors import InputError
+
+JOINTS = ("joint1", "joint2")
+
+
+def _time(seconds: float) -> Msg:
+    whole = int(np.floor(seconds))
+    return Msg(sec=whole, nanosec=int(round((seconds - whole) * 1e9)))
+
+
+def _trajectory(names, points, stamp: float = 0.0) -> Msg:
+    """A JointTrajectory-shaped message; a point is (t, positions[, velocities[, accelerations[, effort]]])."""
+    def point(t, positions, velocities=(), accelerations=(), effort=()):
+        return Msg(time_from_start=_time(t), positions=list(positions), velocities=list(velocities),
+                   accelerations=list(accelerations), effort=list(effort))
+
+    return Msg(joint_names=list(names), header=Msg(stamp=_time(stamp)), points=[point(*p) for p in points])
+
+
+def _settings(**kwargs) -> ControllerSettings:
+    return ControllerSettings(JOINTS, np.zeros(2), np.zeros(2), **kwargs)
+
+
+# ---------------------------------------------------------------------------------------------- goal acceptance
+
+@pytest.mark.parametrize(("names", "points", "stamp", "error", "match"), [
+    (["joint1"], [(1.0, [0.0])], 0.0, JointNamesError, "allow_partial_joints_goal"),
+    ([], [], 0.0, JointNamesError, "allow_partial_joints_goal"),
+    (JOINTS, [], 0.0, InputError, "empty trajectory"),
+    (["joint1", "elbow"], [(1.0, [0.0, 0.0])], 0.0, JointNamesError, "unknown joint name.*elbow"),
+    (["joint1", "joint1"], [(1.0, [0.0, 0.0])], 0.0, JointNamesError, "twice"),
+    (JOINTS, [(1.0, [0.0, 0.0], [0.0, 0.1])], 0.0, InputError, "joint2 is not zero"),
+    (JOINTS, [(1.0, [0.0, 0.0])], 3.0, InputError, "header.stamp.*in the past"),
+    (JOINTS, [(1.0, [0.0, 0.0]), (1.0, [1.0, 1.0])], 0.0, InputError, "strictly increasing"),
+    (JOINTS, [(1.0, [0.0, 0.0]), (0.5, [1.0, 1.0])], 0.0, InputError, "strictly increasing"),
+    (JOINTS, [(1.0, [0.0])], 0.0, InputError, "point 0 has 1 positions"),
+    (JOINTS, [(1.0, [0.0, 0.0], [0.0])], 0.0, InputError, "point 0 has 1 velocities"),
+    (JOINTS, [(1.0, [0.0, np.nan])], 0.0, InputError, "finite"),
+])
+def test_goals_jtc_rejects_are_refused_with_the_reason(names, points, stamp, error, match):
+    with pytest.raises(error, match=match):
+        validate_trajectory(_settings(), _trajectory(names, points, stamp), now=5.0)
+
+
+def test_the_options_admit_partial_goals_and_a_moving_end():
+    moving = _trajectory(JOINTS, [(1.0, [0.0, 0.0], [0.0, 0.1])])
+    admitted = validate_trajectory(_settings(allow_nonzero_velocity_at_trajectory_end=True), moving, 0.0)
+    assert admitted.velocities[-1, 1] == 0.1
+    goal = validate_trajectory(_settings(allow_partial_joints_goal=True), _trajectory(["joint2"], [(1.0, [0.7])]),
+                               0.0)
+    assert np.isnan(goal.positions[0, 0]) and goal.positions[0, 1] == 0.7
+    # below float's epsilon a final velocity counts as zero, as upstream compares it (cpp 1717)
+    still = _trajectory(JOINTS, [(1.0, [0.0, 0.0], [0.0, 0.5 * FLOAT_EPSILON])])
+    assert validate_trajectory(_settings(), still, 0.0) is not None
+
+
+def test_a_huge_goal_is_refused_before_any_point_is_read():
+    class Points:
+        def __len__(self):
+            return 100 * MAX_POINTS
+
+        def __getitem__(self, index):
+            raise AssertionError("a point was read")
+
+        def __iter__(self):
+            raise AssertionError("the points were iterated")
+
+    huge = Msg(joint_names=list(JOINTS), header=Msg(stamp=_time(0.0)), points=Points())
+    with pytest.raises(InputError, match="more than"):
+        validate_trajectory(_settings(), huge, 0.0)
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.floats(0.01, 2.0), min_size=1, max_size=8), st.permutations(JOINTS), st.integers(0, 7))
+def test_any_well_formed_trajectory_is_accepted_and_a_repeated_time_is_not(steps, names, repeat):
+    times = np.cumsum(steps)
+    points = [(t, [0.1 * k, -0.1 * k]) for k, t in enumerate(times)]
+    goal = validate_trajectory(_settings(), _trajectory(names, points), 0.0)
+    order = [list(names).index(j) for j in JOINTS]
+    np.testing.assert_array_equal(goal.positions, np.array([p for _, p in points])[:, order])
+    if len(points) > 1:
+        k = 1 + repeat % (len(points) - 1)
+        points[k] = (points[k - 1][0], points[k][1])
+        with pytest.raises(InputError, match="strictly increasing"):
+            validate_trajectory(_settings(), _trajectory(names, points), 0.0)
+
+
+# ---------------------------------------------------------------------------------------------- tolerances
+
+@given(st.floats(0.0, 10.0), st.one_of(st.floats(-10.0, 10.0), st.sampled_from([0.0, -1.0])))
+def test_a_goal_tolerance_follows_jointtolerance_s_special_values(default, value):
+    """control_msgs JointTolerance.msg: 0 keeps the default, -1 erases it; upstream refuses other negatives."""
+    if value > 0.0:
+        assert resolve_tolerance(default, value) == value
+    elif value == 0.0:
+        assert resolve_tolerance(default, value) == default
+    elif value == -1.0:
+        assert resolve_tolerance(default, value) == 0.0
+    else:
+        with pytest.raises(ValueError):
+            resolve_tolerance(default, value)
+
+
+def test_goal_tolerances_replace_the_defaults_and_an_invalid_one_restores_them_all():
+    defaults = ControllerSettings(JOINTS, np.array([0.1, 0.2]), np.array([0.01, 0.02]), goal_time=0.5,
+                                  stopped_velocity_tolerance=0.03).default_tolerances()
+    np.testing.assert_array_equal(defaults.goal.velocity, [0.03, 0.03])
+    tolerance = Msg(name="joint2", position=-1.0, velocity=0.4, acceleration=0.0)
+    resolved, problem = goal_tolerances(defaults, JOINTS, [tolerance], [], 2.0)
+    assert problem is None and resolved.goal_time == 2.0
+    np.testing.assert_array_equal(resolved.path.position, [0.1, 0.0])
+    np.testing.assert_array_equal(resolved.path.velocity, [0.0, 0.4])
+    np.testing.assert_array_equal(resolved.goal.position, defaults.goal.position)
+    for path, goal_time, match in (([Msg(name="elbow", position=1.0, velocity=0.0, acceleration=0.0)], 0.0,
+                                     "elbow"),
+                                   ([Msg(name="joint1", position=-0.5, velocity=0.0, acceleration=0.0)], 0.0,
+                                    "invalid position"),
+                                   ([], -3.0, "goal_time_tolerance")):
+        resolved, problem = goal_tolerances(defaults, JOINTS, path, [], goal_time)
+        assert resolved is defaults and match in problem
+
+
+# ---------------------------------------------------------------------------------------------- interpolation
+
+def test_positions_only_are_joined_by_straight_lines():
+    times, positions = np.array([0.0, 1.0, 3.0]), np.array([[0.0, 1.0], [2.0, -1.0], [1.0, 0.0]])
+    reference = TrajectoryReference(times, positions)
+    for t in np.linspace(0.0, 2.999, 37):
+        sample = reference.sample(t)
+        np.testing.assert_allclose(sample.q, [np.interp(t, times, positions[:, j]) for j in range(2)], atol=1e-12)
+        assert np.all(sample.qdd == 0.0)
+
+
+def test_velocities_give_hermite_cubics():
+    from scipy.interpolate import CubicHermiteSpline
+
+    times = np.array([0.0, 0.7, 2.0])
+    positions, velocities = np.array([[0.0, 1.0], [2.0, -1.0], [1.0, 0.5]]), np.array([[0.0, 0.0], [1.5, -2.0],
+                                                                                      [0.0, 0.0]])
+    reference, spline = TrajectoryReference(times, positions, velocities), CubicHermiteSpline(times, positions,
+                                                                                               velocities)
+    for t in np.linspace(0.0, 1.999, 29):
+        sample = reference.sample(t)
+        np.testing.assert_allclose(sample.q, spline(t), atol=1e-12)
+        np.testing.assert_allclose(sample.qd, spline(t, 1), atol=1e-11)
+        np.testing.assert_allclose(sample.qdd, spline(t, 2), atol=1e-10)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.floats(0.05, 5.0), *(st.floats(-3.0, 3.0) for _ in range(6)))
+def test_accelerations_give_the_quintic_that_meets_all_six_boundary_values(T, p0, v0, a0, p1, v1, a1):
+    reference = TrajectoryReference(np.array([0.0, T]), np.array([[p0], [p1]]), np.array([[v0], [v1]]),
+                                    accelerations=np.array([[a0], [a1]]))
+    # the unique quintic through the six conditions, solved here as a linear system in the monomials
+    rows = [[T ** j if d == 0 else (j * T ** (j - 1) if d == 1 else j * (j - 1) * T ** (j - 2)) if j >= d else 0.0
+             for j in range(6)] for d in range(3)]
+    system = np.array([[1, 0, 0, 0, 0, 0], [0, 1, 0, 0, 0, 0], [0, 0, 2, 0, 0, 0], *rows], dtype=float)
+    coefficients = np.linalg.solve(system, [p0, v0, a0, p1, v1, a1])
+    for t in np.linspace(0.0, T, 7)[:-1]:
+        sample = reference.sample(t)
+        assert sample.q[0] == pytest.approx(np.polyval(coefficients[::-1], t), abs=1e-9 * (1 + abs(p0) + abs(p1)))
+    end = reference.sample(T - 1e-9)
+    assert end.q[0] == pytest.approx(p1, abs=1e-6) and end.qd[0] == pytest.approx(v1, abs=1e-5)
+
+
+def test_efforts_are_linear_and_none_forwards_the_next_point():
+    times, positions, efforts = np.array([0.0, 2.0]), np.array([[0.0], [1.0]]), np.array([[4.0], [8.0]])
+    reference = TrajectoryReference(times, positions, efforts=efforts)
+    assert reference.sample(0.5).effort[0] == pytest.approx(5.0)
+    step = TrajectoryReference(times, positions, interpolation=Interpolation.NONE)
+    assert step.sample(0.5).q[0] == 1.0 and step.sample(0.5).index == 1
+
+
+# ---------------------------------------------------------------------------------------------- the life cycle
+
+def _run(controller, q_of_t, times):
+    for t in times:
+        q = q_of_t(t)
+        update = controller.update(t, q, np.zeros(2))
+        if update.ended is not None:
+            return t, update
+    return None, None
+
+
+def test_a_followed_goal_succeeds_with_jtc_s_string_and_holds_its_last_point():
+    controller = JointTrajectoryController(_settings())
+    goal = validate_trajectory(controller.settings, _trajectory(JOINTS, [(1.0, [0.5, 0.5]), (2.0, [1.0, 0.0])]), 0.0)
+    controller.follow(goal, 0.0, np.zeros(2), np.zeros(2), goal="g")
+    indices = [controller.update(t, controller.sample(t).q, np.zeros(2)).index for t in (0.0, 0.5, 1.2)]
+    assert indices == [0, 0, 1]                      # the point ahead, in the message's numbering (cpp 330, 470)
+    t, update = _run(controller, lambda t: controller.sample(t).q, np.arange(1.3, 3.0, 0.1))
+    assert update.ended.goal == "g" and update.ended.outcome.code == ErrorCode.SUCCESSFUL
+    assert update.ended.outcome.message.startswith("Goal successfully reached!") and t >= 2.0
+    assert controller.holding and np.allclose(controller.sample(10.0).q, [1.0, 0.0])
+
+
+def test_a_path_violation_aborts_and_holds_where_the_robot_is():
+    controller = JointTrajectoryController(ControllerSettings(JOINTS, np.array([0.05, 0.05]), np.zeros(2)))
+    goal = validate_trajectory(controller.settings, _trajectory(JOINTS, [(1.0, [1.0, 0.0])]), 0.0)
+    controller.follow(goal, 0.0, np.zeros(2), np.zeros(2), goal="g")
+    t, update = _run(controller, lambda t: np.zeros(2), np.arange(0.0, 1.0, 0.01))   # a robot that does not move
+    assert update.ended.outcome.code == ErrorCode.PATH_TOLERANCE_VIOLATED
+    assert update.ended.outcome.message.startswith("Aborted due to path tolerance violation") and t < 0.1
+    np.testing.assert_array_equal(controller.sample(t + 1.0).q, [0.0, 0.0])
+
+
+def test_the_goal_time_limits_the_wait_and_zero_waits_for_ever():
+    for goal_time, ends in ((0.32, True), (0.0, False)):
+        controller = JointTrajectoryController(ControllerSettings(JOINTS, np.zeros(2), np.array([0.01, 0.01]),
+                                                                  goal_time=goal_time))
+        goal = validate_trajectory(controller.settings, _trajectory(JOINTS, [(0.5, [1.0, 1.0])]), 0.0)
+        controller.follow(goal, 0.0, np.zeros(2), np.zeros(2), goal="g")
+        t, update = _run(controller, lambda t: np.full(2, 0.9), np.arange(0.0, 5.0, 0.05))
+        if ends:
+            assert update.ended.outcome.code == ErrorCode.GOAL_TOLERANCE_VIOLATED and t == pytest.approx(0.85)
+            assert update.ended.outcome.message.startswith("Aborted due to goal_time_tolerance exceeding by 0.35")
+        else:
+            assert update is None and controller.goal == "g"
+
+
+def test_preemption_and_cancel_end_the_goal_as_jtc_does():
+    controller = JointTrajectoryController(_settings())
+    goal = validate_trajectory(controller.settings, _trajectory(JOINTS, [(1.0, [1.0, 1.0])]), 0.0)
+    controller.follow(goal, 0.0, np.zeros(2), np.zeros(2), goal="first")
+    ended = controller.follow(goal, 0.2, np.zeros(2), np.zeros(2), goal="second")
+    assert ended.goal == "first" and ended.outcome.code == ErrorCode.INVALID_GOAL
+    assert ended.outcome.message == "Current goal preempted by new incoming action."
+    assert controller.cancel("first", 0.3, np.zeros(2)) is None
+    ended = controller.cancel("second", 0.3, np.array([0.2, 0.1]))
+    assert ended.canceled and controller.goal is None
+    np.testing.assert_array_equal(controller.sample(5.0).q, [0.2, 0.1])
