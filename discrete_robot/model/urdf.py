@@ -51,13 +51,17 @@ def _rotation_z_to(direction: np.ndarray) -> np.ndarray:
     return np.eye(3) + sin * K + (1.0 - cos) * (K @ K)
 
 
-def _visual(link: ET.Element, shape: str, size: dict, xyz, rotation=None) -> None:
-    visual = ET.SubElement(link, "visual")
-    _origin(visual, xyz, rotation)
-    geometry = ET.SubElement(visual, "geometry")
-    ET.SubElement(geometry, shape, {k: (_numbers(v) if k == "size" else repr(float(v))) for k, v in size.items()})
-    material = ET.SubElement(visual, "material", name="discrete_robot_grey")
-    ET.SubElement(material, "color", rgba="0.7 0.7 0.75 1.0")
+def _visual(link: ET.Element, shape: str, size: dict, xyz, rotation=None, collision: bool = True) -> None:
+    """A ``<visual>`` of the shape and, with ``collision``, the same shape as a ``<collision>`` (for planners and
+    simulators that read the URDF's collision geometry)."""
+    attributes = {k: (_numbers(v) if k == "size" else repr(float(v))) for k, v in size.items()}
+    for tag in ("visual", "collision") if collision else ("visual",):
+        element = ET.SubElement(link, tag)
+        _origin(element, xyz, rotation)
+        ET.SubElement(ET.SubElement(element, "geometry"), shape, attributes)
+        if tag == "visual":
+            material = ET.SubElement(element, "material", name="discrete_robot_grey")
+            ET.SubElement(material, "color", rgba="0.7 0.7 0.75 1.0")
 
 
 def _segment(link: ET.Element, tip: np.ndarray, radius: float, caps: bool) -> None:
@@ -95,7 +99,7 @@ def _limit_value(value: float) -> str:
 
 
 def _joint(robot: ET.Element, name: str, kind: JointType, parent: str, child: str, axis, index: int, joint,
-           first: bool) -> None:
+           first: bool) -> ET.Element:
     bounded = np.isfinite(joint.lower[index]) and np.isfinite(joint.upper[index])
     urdf_type = "prismatic" if kind is JointType.PRISMATIC else ("revolute" if bounded else "continuous")
     element = ET.SubElement(robot, "joint", name=name, type=urdf_type)
@@ -113,6 +117,25 @@ def _joint(robot: ET.Element, name: str, kind: JointType, parent: str, child: st
     if joint.damping[index] > 0.0 or joint.friction[index] > 0.0:
         ET.SubElement(element, "dynamics", damping=repr(float(joint.damping[index])),
                       friction=repr(float(joint.friction[index])))
+    return element
+
+
+def _link(robot: ET.Element, link) -> ET.Element:
+    """``link`` and its joint (multi-DOF joints through their ``<joint>_<k>`` links); the last joint element."""
+    joint = link.joint
+    parent = link.parent
+    for k, (name, axis) in enumerate(zip(joint.dof_names, joint.axes, strict=True)):
+        last = k == joint.ndof - 1
+        child = link.name if last else name
+        element = _joint(robot, name, joint.type, parent, child, axis, k, joint, first=k == 0)
+        if not last:
+            dummy = ET.SubElement(robot, "link", name=child)
+            _visual(dummy, "sphere", {"radius": DUMMY_RADIUS}, (0.0, 0.0, 0.0), collision=False)
+        parent = child
+    body = ET.SubElement(robot, "link", name=link.name)
+    _inertial(body, link.mass, link.com, link.inertia)
+    _visuals(body, link.geometry, link.com, link.tip)
+    return element
 
 
 def to_urdf(model: RobotModel) -> str:
@@ -139,19 +162,19 @@ def to_urdf(model: RobotModel) -> str:
         ET.SubElement(fixed, "parent", link=WORLD_FRAME)
         ET.SubElement(fixed, "child", link=model.base.name)
     for link in model.links:
-        joint = link.joint
-        parent = link.parent
-        for k, (name, axis) in enumerate(zip(joint.dof_names, joint.axes, strict=True)):
-            last = k == joint.ndof - 1
-            child = link.name if last else name
-            _joint(robot, name, joint.type, parent, child, axis, k, joint, first=k == 0)
-            if not last:
-                dummy = ET.SubElement(robot, "link", name=child)
-                _visual(dummy, "sphere", {"radius": DUMMY_RADIUS}, (0.0, 0.0, 0.0))
-            parent = child
-        element = ET.SubElement(robot, "link", name=link.name)
-        _inertial(element, link.mass, link.com, link.inertia)
-        _visuals(element, link.geometry, link.com, link.tip)
+        _link(robot, link)
+    for follower in model.mimic:
+        joint = _link(robot, follower.link)
+        ET.SubElement(joint, "mimic", joint=follower.leader, multiplier=repr(follower.multiplier),
+                      offset=repr(follower.offset))
+    for frame in model.frames:
+        if frame.name != WORLD_FRAME:
+            rotation, translation = _relative(_pose_in_body(model, frame.parent), (frame.origin, frame.rotation))
+            fixed = ET.SubElement(robot, "joint", name=f"{frame.parent}_to_{frame.name}", type="fixed")
+            _origin(fixed, translation, rotation)
+            ET.SubElement(fixed, "parent", link=frame.parent)
+            ET.SubElement(fixed, "child", link=frame.name)
+            ET.SubElement(robot, "link", name=frame.name)
     if model.fingertip is not None:
         tip = model.fingertip
         if FINGERTIP_FRAME in link_names:
@@ -175,18 +198,62 @@ class FrameTransform:
     translation: np.ndarray
 
 
+def _pose_in_body(model: RobotModel, name: str) -> tuple[np.ndarray, np.ndarray]:
+    return model.frame_in_body(name)[1:]
+
+
+def _relative(parent: tuple, child: tuple) -> tuple[np.ndarray, np.ndarray]:
+    """(rotation, translation) of pose ``child`` in pose ``parent``, both (origin, rotation) in one frame."""
+    (p_origin, p_rotation), (c_origin, c_rotation) = parent, child
+    return p_rotation.T @ c_rotation, p_rotation.T @ (c_origin - p_origin)
+
+
 def fixed_transforms(model: RobotModel) -> list[FrameTransform]:
-    """The URDF's fixed joints: ``world`` -> base for a fixed base, and link -> ``fingertip``."""
-    transforms = [] if model.base.floating else [FrameTransform(WORLD_FRAME, model.base.name, np.eye(3), np.zeros(3))]
+    """The URDF's fixed joints: ``world`` -> base for a fixed base, each fixed link (a URDF model's
+    :class:`Frame`) in its URDF parent, and link -> ``fingertip``."""
+    transforms = []
+    world = next((frame for frame in model.frames if frame.name == WORLD_FRAME), None)
+    if not model.base.floating:
+        if world is None:
+            transforms.append(FrameTransform(WORLD_FRAME, model.base.name, np.eye(3), np.zeros(3)))
+        else:
+            rotation, translation = _relative((world.origin, world.rotation), (np.zeros(3), np.eye(3)))
+            transforms.append(FrameTransform(WORLD_FRAME, model.base.name, rotation, translation))
+    for frame in model.frames:
+        if frame is not world:
+            rotation, translation = _relative(_pose_in_body(model, frame.parent), (frame.origin, frame.rotation))
+            transforms.append(FrameTransform(frame.parent, frame.name, rotation, translation))
     if model.fingertip is not None:
         transforms.append(FrameTransform(model.fingertip.link, FINGERTIP_FRAME, np.eye(3), model.fingertip.offset))
     return transforms
 
 
+def _link_transforms(model: RobotModel, link, values) -> list[FrameTransform]:
+    """The transforms of ``link``'s joint at its coordinates ``values``, one per DOF (see joint_transforms); the
+    first from the link's URDF parent (a fixed frame of its parent body, or the body itself)."""
+    joint = link.joint
+    transforms = []
+    parent = link.parent
+    for k, (name, axis, value) in enumerate(zip(joint.dof_names, joint.axes, values, strict=True)):
+        child = link.name if k == joint.ndof - 1 else name
+        rotation, translation = (joint.rotation, joint.origin) if k == 0 else (np.eye(3), np.zeros(3))
+        if joint.type is JointType.PRISMATIC:
+            translation = translation + rotation @ (value * axis)
+        else:
+            rotation = rotation @ rotation_about(axis, value)
+        if k == 0 and link.frame_parent:
+            rotation, translation = _relative(_pose_in_body(model, link.frame_parent), (translation, rotation))
+            parent = link.frame_parent
+        transforms.append(FrameTransform(parent, child, rotation, translation))
+        parent = child
+    return transforms
+
+
 def joint_transforms(model: RobotModel, q) -> list[FrameTransform]:
     """The pose of every movable joint's child link in its parent link at coordinates q (model order), one per
-    generalised coordinate and in the URDF's own tree (multi-DOF joints through their ``<joint>_<k>`` links), so
-    these are exactly the transforms robot_state_publisher would compute from ``to_urdf(model)``.
+    generalised coordinate and in the URDF's own tree (multi-DOF joints through their ``<joint>_<k>`` links; a
+    URDF model's joints from their URDF parents), then each mimic follower's at q_f = multiplier · q_leader +
+    offset, so these are exactly the transforms robot_state_publisher would compute from the URDF.
 
     Joint k of a link: T = (joint origin and rotation, for its first DOF only) · (rotation by q_k about
     axis_k, or translation by q_k along it).
@@ -194,15 +261,8 @@ def joint_transforms(model: RobotModel, q) -> list[FrameTransform]:
     q = np.asarray(q, dtype=float)
     transforms = []
     for link, dofs in zip(model.links, model.dof_slices, strict=True):
-        joint = link.joint
-        parent = link.parent
-        for k, (name, axis, value) in enumerate(zip(joint.dof_names, joint.axes, q[dofs], strict=True)):
-            child = link.name if k == joint.ndof - 1 else name
-            rotation, translation = (joint.rotation, joint.origin) if k == 0 else (np.eye(3), np.zeros(3))
-            if joint.type is JointType.PRISMATIC:
-                translation = translation + rotation @ (value * axis)
-            else:
-                rotation = rotation @ rotation_about(axis, value)
-            transforms.append(FrameTransform(parent, child, rotation, translation))
-            parent = child
+        transforms += _link_transforms(model, link, q[dofs])
+    for follower in model.mimic:
+        leader = q[model.joint_names.index(follower.leader)]
+        transforms += _link_transforms(model, follower.link, [follower.multiplier * leader + follower.offset])
     return transforms

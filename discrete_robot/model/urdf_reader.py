@@ -3,7 +3,7 @@
 The URDF tree becomes the model's bodies:
 
 - ``revolute``, ``continuous`` (unlimited) and ``prismatic`` joints are the DOFs, in the order a depth-first walk
-  from the root meets them (children in the file's joint order), so parents come before children;
+  from the root meets them (children in the file's joint order; Pinocchio's order too), parents before children;
 - a ``fixed`` joint makes its child part of its parent's body: the child's inertia is lumped into the body
   (parallel-axis theorem, :func:`lump`), and the child stays a frame (:class:`Frame`) for TF and tool frames;
   a movable joint below it is re-expressed in the body's frame;
@@ -324,7 +324,8 @@ class _Tree:
         bodies[base_name].parts.append(_inertial(self.links[base_name], f"{self.source}: link '{base_name}'"))
         followers: dict[str, str] = {}   # body name -> its mimic joint's name
         movable = {joint.name: joint for joint in self.joints if joint.type in _MOVABLE}
-        order = [joint for link in self._walk(base_name) for joint in self.children[link]]
+        parent_joint = {joint.child: joint for joint in self.joints}
+        order = [parent_joint[link] for link in self._walk(base_name) if link != base_name]   # depth first
         for joint in order:
             body, origin, rotation = placed[joint.parent]
             joint_origin, joint_rotation = _origin(joint.element, joint.where)
@@ -483,10 +484,11 @@ def resolve_mesh(filename: str, directory: Path | None) -> Path | None:
 
 
 def _check_meshes(root: ET.Element, source: str, directory: Path | None) -> None:
-    for link in root.findall("link"):
-        for mesh in link.iter("mesh"):
-            filename = mesh.get("filename", "")
-            if resolve_mesh(filename, directory) is None:
-                warnings.warn(f"{source}: link '{link.get('name')}': <mesh filename> '{filename}' cannot be "
-                              "resolved (the dynamics do not need it; RViz will not show it)", MeshWarning,
-                              stacklevel=3)
+    """One :class:`MeshWarning` naming the first unresolvable mesh and how many there are."""
+    missing = [(link.get("name"), mesh.get("filename", "")) for link in root.findall("link")
+               for mesh in link.iter("mesh") if resolve_mesh(mesh.get("filename", ""), directory) is None]
+    if missing:
+        (link, filename), more = missing[0], len(missing) - 1
+        others = f" (and {more} more)" if more else ""
+        warnings.warn(f"{source}: link '{link}': <mesh filename> '{filename}' cannot be resolved{others}; the dynamics "
+                      "do not need it, RViz will not show it", MeshWarning, stacklevel=3)
