@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import yaml
 
+from discrete_robot.config_files import load_yaml
 from discrete_robot.errors import InputError, ModelError
 from discrete_robot.pushing.object_model import PushedObject, make_pushed_object
 from discrete_robot.pushing.simulation import to_world
@@ -99,10 +99,7 @@ def scene_path_for(model_name: str) -> Path:
 def load_scene(path) -> TableScene:
     """Read a scene file (ModelError when it cannot be read or parsed, InputError for bad values)."""
     path = Path(path)
-    try:
-        data = yaml.safe_load(path.read_text())
-    except (OSError, yaml.YAMLError) as error:
-        raise ModelError(f"scene file {path}: {error}") from error
+    data = load_yaml(path, "scene file")     # the one defensive reader of start-up files (config_files)
     if not isinstance(data, dict):
         raise ModelError(f"scene file {path}: expected a mapping with table and object")
     return scene_from_dict(data, str(path))

@@ -48,7 +48,7 @@ from sensor_msgs.msg import JointState
 
 from discrete_robot.budget import STOP
 from discrete_robot.errors import DiscreteRobotError
-from discrete_robot.validation import finite_scalar
+from discrete_robot.validation import finite_scalar, ros_name_problem
 
 #: robot_description and static markers: late joiners (RViz, robot_state_publisher) still get the last message.
 LATCHED_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
@@ -59,6 +59,11 @@ STATE_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE, durabil
 #: discrete_robot.budget), so every request is answered, the last after the ones before it.
 SERVICE_QOS = QoSProfile(depth=1000, history=HistoryPolicy.KEEP_ALL, reliability=ReliabilityPolicy.RELIABLE,
                          durability=DurabilityPolicy.VOLATILE)
+#: every action server and client: the goal, cancel and result services keep every request, as
+#: :data:`SERVICE_QOS` does for services (rclpy's default is KEEP_LAST 10: an 11th goal sent at once is lost).
+#: Keyword arguments of rclpy.action.ActionServer and ActionClient.
+ACTION_QOS = {"goal_service_qos_profile": SERVICE_QOS, "cancel_service_qos_profile": SERVICE_QOS,
+              "result_service_qos_profile": SERVICE_QOS}
 #: how often one endpoint may log the same kind of refusal, s (the rest are counted and reported with the next)
 LOG_PERIOD_S = 5.0
 
@@ -99,6 +104,18 @@ def non_negative(value) -> str | None:
 def finite_values(value) -> str | None:
     values = np.atleast_1d(np.asarray(value, dtype=float))
     return None if np.all(np.isfinite(values)) else "must be finite (no NaN or inf)"
+
+
+def ros_name(relative_only: bool = False, trailing_slash: bool = False, empty: bool = False) -> Check:
+    """A check of a name parameter against the ROS naming rules (validation.ros_name_problem); ``empty``: ""
+    is allowed (no prefix)."""
+
+    def check(value) -> str | None:
+        if empty and value == "":
+            return None
+        return ros_name_problem(value, relative_only, trailing_slash)
+
+    return check
 
 
 def one_of(*choices: str) -> Check:
@@ -294,6 +311,8 @@ class GuardedNode(Node):
         """A service whose callback (plain or coroutine) is guarded: an exception is answered with the reason,
         and a success response with a NaN or infinity is refused naming the field."""
         kwargs.setdefault("qos_profile", SERVICE_QOS)
+        if srv_type.__name__ in ("SetParameters", "SetParametersAtomically"):
+            callback = _known_parameter_types(callback)
 
         def failed(error: Exception):
             reason = describe_failure(srv_name, error)
@@ -346,6 +365,27 @@ class GuardedNode(Node):
             self.destroy_timer(timer)
 
 
+def _known_parameter_types(callback: Callable) -> Callable:
+    """rclpy's set_parameters(_atomically) handler, refusing a request with a parameter value of an unknown type
+    (rcl_interfaces ParameterType; rclpy would raise ValueError) by naming the parameter, with one result per
+    parameter as the service defines (a set_parameters request is then refused whole)."""
+    known = {kind.value for kind in Parameter.Type}
+
+    def handle(request, response):
+        unknown = [f"{p.name} (value.type {p.value.type} is not a ParameterType)" for p in request.parameters
+                   if p.value.type not in known]
+        if not unknown:
+            return callback(request, response)
+        reason = "not set: unknown parameter type: " + ", ".join(unknown)
+        if hasattr(response, "results"):
+            response.results = [SetParametersResult(successful=False, reason=reason) for _ in request.parameters]
+        else:
+            response.result = SetParametersResult(successful=False, reason=reason)
+        return response
+
+    return handle
+
+
 def joint_state_msg(stamp: Time, names: Sequence[str], position, velocity=(), effort=()) -> JointState:
     """A JointState with the given arrays (rad, rad/s, N m; or m, m/s, N for prismatic joints)."""
     msg = JointState()
@@ -386,8 +426,22 @@ def seconds_to_duration_fields(seconds: float, what: str = "duration") -> tuple[
     return nanoseconds // 1_000_000_000, nanoseconds % 1_000_000_000
 
 
+#: set once the node is built and its executor spins: a signal before that ends the process at once
+SPINNING = threading.Event()
+
+
+def _on_stop_signal(*_) -> None:
+    """SIGINT/SIGTERM: once spinning, set :data:`STOP` (the spin loop and long computations see it); while the
+    node is still being built (loading a model, compiling, a trial step), end the process at once with status 0:
+    nothing has been served that a stop could lose, and a build step need not poll the flag."""
+    if not SPINNING.is_set():
+        os._exit(0)
+    STOP.set()
+
+
 def init_with_stop_signal(args: Sequence[str] | None) -> threading.Event:
-    """``rclpy.init`` with SIGINT/SIGTERM (Ctrl-C, ``ros2 launch`` stopping) only setting the returned event.
+    """``rclpy.init`` with SIGINT/SIGTERM (Ctrl-C, ``ros2 launch`` stopping) only setting the returned event
+    once the node spins (:func:`_on_stop_signal`; before, they end the process at once).
 
     rclpy's own handlers shut the context down from the signal, while the
     executor may be building its next wait set or a timer may be publishing on
@@ -399,7 +453,7 @@ def init_with_stop_signal(args: Sequence[str] | None) -> threading.Event:
     which long computations poll, so a stop never waits for one.
     """
     for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: STOP.set())
+        signal.signal(sig, _on_stop_signal)
     rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
     return STOP
 
@@ -449,27 +503,30 @@ def shut_down(executors: Sequence[Executor], nodes: Sequence[Node], timeout_s: f
 def node_main(node_class: type[Node]) -> Callable[[Sequence[str] | None], NoReturn]:
     """A console-script ``main`` that spins one node, shuts down cleanly on Ctrl-C or SIGTERM and ends the process.
 
-    A node that cannot start (invalid parameters or model file) logs why in one
-    line and the process exits with status 1. Node classes name themselves in a
-    class attribute ``NODE_NAME`` and take ``**kwargs`` for ``Node.__init__`` so
+    A node that cannot start (invalid parameters or model file, an invalid name rclpy refuses, anything its
+    constructor raises) logs why in one line, never a traceback, and the process exits with status 1. Node
+    classes name themselves in a class attribute ``NODE_NAME`` and take ``**kwargs`` for ``Node.__init__`` so
     they can also be composed in one process; a class with ``MULTI_THREADED = True``
     (long service calls beside a simulation timer) is spun by a MultiThreadedExecutor.
     """
 
     def main(args: Sequence[str] | None = None) -> NoReturn:
-        stop = init_with_stop_signal(args)
-        node = None
-        executor = executor_for(node_class)
-        status = 0
+        node, executors, status = None, [], 0
         try:
+            stop = init_with_stop_signal(args)
+            executors.append(executor_for(node_class))
             node = node_class()
-            executor.add_node(node)
-            spin_until_stopped(executor, stop)
-        except DiscreteRobotError as error:
-            rclpy.logging.get_logger(getattr(node_class, "NODE_NAME", node_class.__name__)).fatal(str(error))
+        except Exception as error:  # noqa: BLE001  (a start-up error is one line, never a traceback)
+            reason = str(error) if isinstance(error, DiscreteRobotError) else f"{type(error).__name__}: {error}"
+            rclpy.logging.get_logger(getattr(node_class, "NODE_NAME", node_class.__name__)).fatal(
+                f"cannot start: {' '.join(reason.split())}")
             status = 1
+        else:
+            executors[0].add_node(node)
+            SPINNING.set()
+            spin_until_stopped(executors[0], stop)
         finally:
-            shut_down([executor], [node] if node is not None else [])
+            shut_down(executors, [node] if node is not None else [])
         # Everything is shut down and logged: end now. The interpreter's own teardown (finalising the middleware
         # and the compiled-code runtime) takes another 0.5-1 s, which a launch system or bringup stopping many
         # nodes would wait for.

@@ -6,8 +6,10 @@ Action
   ``<controller_name>/follow_joint_trajectory`` and reports the object's pose and the push under way as
   feedback; the result holds the final pose, its error to the goal and the largest difference between the
   executed and the planned object path. Success: the arm's goal succeeded and the object ended within
-  ``position_tolerance`` and ``angle_tolerance`` of the goal. A bad goal (NaN, off the table, unreachable, no
-  push found) is aborted with the reason, and nothing runs. A goal that arrives before the arm's first
+  ``position_tolerance`` and ``angle_tolerance`` of the goal. A goal its start already meets (within those
+  tolerances) succeeds at once, and the arm does not move. A bad goal (NaN, off the table, unreachable, no
+  push found) is aborted with the reason, and nothing runs. The action's goal, cancel and result services keep
+  every request (KEEP_ALL); so does its client of the arm's action. A goal that arrives before the arm's first
   ``joint_states`` waits for them for up to ``STATE_WAIT_S`` (2 s of wall-clock time).
 
 The object follows the real fingertip: every ``joint_states`` message of the arm places the fingertip by
@@ -42,6 +44,7 @@ from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 from visualization_msgs.msg import Marker, MarkerArray
 
 from discrete_robot.budget import limited
+from discrete_robot.config_files import regular_file
 from discrete_robot.errors import DiscreteRobotError
 from discrete_robot.manipulation.arm import ArmFinger
 from discrete_robot.manipulation.chain import PushedObjectState
@@ -56,6 +59,7 @@ from discrete_robot.manipulation.scene import load_scene, scene_path_for
 from discrete_robot.model.description import load_model, package_config_path
 from discrete_robot.model.urdf import WORLD_FRAME
 from discrete_robot.nodes.common import (
+    ACTION_QOS,
     STATE_QOS,
     GuardedNode,
     ParameterSpec,
@@ -65,6 +69,7 @@ from discrete_robot.nodes.common import (
     non_negative,
     positive,
     quaternion_msg,
+    ros_name,
     seconds_to_duration_fields,
 )
 from discrete_robot.nodes.trajectory_planner_node import arm_state
@@ -91,7 +96,7 @@ PARAMETERS = [
     ParameterSpec("angle_tolerance", 0.0873, "goal angle tolerance, rad (5 degrees)", check=positive,
                   value_range=(1e-4, 3.2)),
     ParameterSpec("controller_name", "joint_trajectory_controller", "the arm's action is "
-                  "<controller_name>/follow_joint_trajectory", read_only=True),
+                  "<controller_name>/follow_joint_trajectory", check=ros_name(), read_only=True),
     ParameterSpec("planning_timeout", 60.0, "wall-clock budget of planning one goal, s (a plan takes seconds "
                                             "alone, several times that beside the simulators in one bringup)",
                   check=positive, value_range=(0.1, 600.0)),
@@ -122,8 +127,9 @@ class ManipulationNode(GuardedNode):
         self.values = declare_parameters(self, PARAMETERS)
         self.add_post_set_parameters_callback(
             lambda parameters: self.values.update({p.name: p.value for p in parameters}))
-        model = load_model(self.values["model_file"] or str(package_config_path(DEFAULT_MODEL)))
-        self.scene = load_scene(self.values["scene_file"] or scene_path_for(model.name))
+        model = load_model(regular_file(self.values["model_file"] or package_config_path(DEFAULT_MODEL),
+                                        "model_file"))
+        self.scene = load_scene(regular_file(self.values["scene_file"] or scene_path_for(model.name), "scene_file"))
         self.arm = ArmFinger.in_scene(model, self.scene, self.values["finger_radius"])
         self.pose = self.scene.start_pose.copy()
         self.obj = self.scene.obj
@@ -143,11 +149,12 @@ class ManipulationNode(GuardedNode):
         self.create_subscription(JointState, "joint_states", self.on_joint_states, STATE_QOS)
         group = ReentrantCallbackGroup()
         self.arm_action = f"{self.values['controller_name']}/follow_joint_trajectory"
-        self.arm_client = ActionClient(self, FollowJointTrajectory, self.arm_action, callback_group=group)
+        self.arm_client = ActionClient(self, FollowJointTrajectory, self.arm_action, callback_group=group,
+                                       **ACTION_QOS)
         self.action_server = ActionServer(
             self, PushObject, "push_object",
             self.guard("action push_object", self.execute, lambda reason: PushObject.Result(message=reason)),
-            cancel_callback=lambda handle: CancelResponse.ACCEPT, callback_group=group)
+            cancel_callback=lambda handle: CancelResponse.ACCEPT, callback_group=group, **ACTION_QOS)
         self.create_timer(1.0 / self.values["publish_rate"], self.publish,
                           clock=Clock(clock_type=ClockType.STEADY_TIME))
         self.get_logger().info(f"pushing with '{model.name}' (fingertip on {model.fingertip.link}) in the scene's "
@@ -239,6 +246,10 @@ class ManipulationNode(GuardedNode):
         except DiscreteRobotError as error:
             handle.abort()
             return self._failed(result, str(error))
+        if motion is None:
+            self._report(result, goal, None)
+            handle.succeed()
+            return result
         if not self.arm_client.wait_for_server(timeout_sec=SERVER_WAIT_S):
             handle.abort()
             return self._failed(result, f"no FollowJointTrajectory server at {self.arm_action}")
@@ -279,13 +290,19 @@ class ManipulationNode(GuardedNode):
         (handle.succeed if result.success else handle.abort)()
         return result
 
-    def _plan(self, goal) -> PushMotion:
+    def _plan(self, goal) -> PushMotion | None:
+        """The finger motion for ``goal``, or None when its start already meets the goal's tolerances."""
         if self.q is None:
             raise DiscreteRobotError(f"no joint_states from the arm in {STATE_WAIT_S:g} s: is its simulator running?")
         start = [goal.start.x, goal.start.y, goal.start.theta] if goal.use_start else self.state.pose
         request = push_goal(self.scene, [goal.goal.x, goal.goal.y, goal.goal.theta], start,
                             [[p.x, p.y] for p in goal.footprint], goal.normal_force, goal.support_friction,
                             goal.contact_friction)
+        if self._within_tolerance(request.start, request.goal):
+            self.obj, self.contact_friction, self.goal_pose = request.obj, request.contact_friction, request.goal
+            self.state = PushedObjectState(request.obj, request.start, self.arm.position(self.q), self.arm.radius,
+                                           request.contact_friction)
+            return None
         with limited(self.values["planning_timeout"], "planning_timeout"):
             motion = plan_push_motion(self.arm, self.scene, request, self.q, self.values["max_push_speed"],
                                       self.values["reposition_speed"], self.values["position_tolerance"],
@@ -304,17 +321,25 @@ class ManipulationNode(GuardedNode):
                                                           time_from_start=Duration(sec=sec, nanosec=nanosec)))
         return FollowJointTrajectory.Goal(trajectory=trajectory)
 
-    def _report(self, result, goal, motion: PushMotion) -> None:
+    def _within_tolerance(self, pose, goal) -> bool:
+        position, angle = pose_error(pose, goal)
+        return position <= self.values["position_tolerance"] and abs(angle) <= self.values["angle_tolerance"]
+
+    def _report(self, result, goal, motion: PushMotion | None) -> None:
+        """The result of ``goal`` from the object's pose now; ``motion`` None: nothing was to be done."""
         final = self.state.pose
         position, angle = pose_error(final, [goal.goal.x, goal.goal.y, goal.goal.theta])
+        planned = motion.planned_poses if motion is not None else final[None]
         result.final_pose = _pose2d(final)
-        result.planned_poses = [_pose2d(p) for p in motion.planned_poses]
+        result.planned_poses = [_pose2d(p) for p in planned]
         result.position_error, result.angle_error = position, angle
         executed = np.array(self.executed) if self.executed else final[None]
-        result.planned_vs_executed_position, result.planned_vs_executed_angle = path_difference(
-            motion.planned_poses, executed)
-        result.success = position <= self.values["position_tolerance"] and abs(angle) <= self.values[
-            "angle_tolerance"]
+        result.planned_vs_executed_position, result.planned_vs_executed_angle = path_difference(planned, executed)
+        result.success = self._within_tolerance(final, [goal.goal.x, goal.goal.y, goal.goal.theta])
+        if motion is None:
+            result.message = (f"already at the goal: {position:.4f} m, {np.degrees(angle):.2f} deg off (within "
+                              "position_tolerance and angle_tolerance); the arm did not move")
+            return
         result.message = (f"{'reached' if result.success else 'missed'} the goal: {position:.4f} m, "
                           f"{np.degrees(angle):.2f} deg off after {len(motion.plan.pushes)} push(es); executed path "
                           f"within {result.planned_vs_executed_position:.4f} m, "

@@ -22,13 +22,17 @@ provides its world through a few hooks (:meth:`~SimulatorNode.advance_world`, ``
 - **Control services** under ``<control_namespace>/``: ``pause``, ``resume``, ``reset`` (std_srvs/Trigger),
   ``step`` (discrete_robot_interfaces/StepSimulation, while paused) and ``set_state``
   (discrete_robot_interfaces/SetSimulationState). ``start_paused`` starts the world paused. Reset restores the
-  initial state; simulated time goes on (tf buffers and controllers would take a jump back for a new run).
+  initial state; simulated time goes on (tf buffers drop data older than what they hold, and controllers
+  would take a jump back for a new run), and the reset is announced on /diagnostics at once and counted
+  (``resets``) in every report after it. ``control_services`` false leaves these services out (a shared
+  network where anyone on the domain could otherwise pause or move the world; README, Security).
 - **A failed step** (no convergence even in sub-steps) leaves the state as it was; the node says why, then
   pauses or resets (``on_step_failure``) and keeps serving.
 - **/diagnostics** (diagnostic_msgs/DiagnosticArray) at 1 Hz: achieved real-time factor, step cost,
   conserved-quantity drift and failed steps.
 """
 
+import copy
 import sys
 import time
 from collections.abc import Sequence
@@ -50,18 +54,31 @@ from discrete_robot.nodes.common import (
     STATE_QOS,
     GuardedNode,
     ParameterSpec,
-    non_negative,
+    StartupError,
     one_of,
     positive,
     quaternion_msg,
     seconds_to_duration_fields,
 )
-from discrete_robot.validation import bounded_count, finite_vector
+from discrete_robot.validation import bounded_count, energy_in_proportion, finite_vector
 
 #: /clock: best effort would lose ticks; volatile, as Gazebo's bridge publishes it
 CLOCK_QOS = STATE_QOS
-#: the most steps one ``step`` request may ask for (a paused simulator answers it in bounded time)
+#: the most steps a paused simulator may owe to ``step`` requests (one request or several): they run on its ticks
 MAX_STEP_REQUEST = 100_000
+#: the slowest real-time factor accepted (0 aside, which means as fast as possible): 1 s of simulated time in
+#: 100 s. Slower, a world at 1 kHz takes a step less than once per tick and looks stopped; pause it instead.
+#: Whatever the factor, the state is published at least every :data:`STATE_SILENCE_S`.
+MIN_REAL_TIME_FACTOR = 0.01
+#: s of wall time: the longest a simulator goes without publishing its state (paused, failed, waiting for the
+#: followed clock, or too slow a real-time factor to reach a publish line), so it is never silent (>= 1 Hz)
+STATE_SILENCE_S = 0.5
+#: bytes the discrete model's step may need (256 MB): beyond it the node could not step at all
+MAX_STEP_BYTES = 2 ** 28
+#: the shortest reach assumed for the energy bound, m (a model of point masses at its joints has none)
+MIN_REACH = 0.01
+#: a follower more than this many publish periods behind the followed /clock reports WARN (cannot keep up)
+FOLLOWER_LAG_PERIODS = 5
 #: with real_time_factor 0, the share of each tick spent stepping (the rest publishes and serves)
 AS_FAST_AS_POSSIBLE_SHARE = 0.8
 #: the most wall-clock time one tick makes up for, in ticks: a late tick (a busy executor, a suspended
@@ -76,6 +93,14 @@ FOLLOW_TOLERANCE_S = 1e-6
 LEADER_SILENCE_S = 1.0
 
 
+def real_time_factor_check(value) -> str | None:
+    """0 (as fast as possible) or at least :data:`MIN_REAL_TIME_FACTOR`."""
+    if value == 0.0 or value >= MIN_REAL_TIME_FACTOR:
+        return None
+    return (f"must be 0 (as fast as possible) or at least {MIN_REAL_TIME_FACTOR:g} (slower, the world looks "
+            f"stopped: pause it instead), got {value:g}")
+
+
 def simulator_parameters(time_step: float, publish_rate: float) -> list[ParameterSpec]:
     """The parameters every simulator declares, with the node's own default step (s) and rate (Hz)."""
     return [
@@ -84,7 +109,8 @@ def simulator_parameters(time_step: float, publish_rate: float) -> list[Paramete
         ParameterSpec("publish_rate", publish_rate, "rate of the simulation ticks and of the published topics, Hz",
                       check=positive, value_range=(0.1, 1000.0), read_only=True),
         ParameterSpec("real_time_factor", 1.0, "simulated seconds per wall-clock second (1 = real time, 0 = as "
-                                               "fast as possible)", check=non_negative, value_range=(0.0, 100.0)),
+                                               f"fast as possible; otherwise at least {MIN_REAL_TIME_FACTOR:g})",
+                      check=real_time_factor_check, value_range=(0.0, 100.0)),
         ParameterSpec("publish_clock", True, "publish /clock from this world's simulated time; false = follow "
                                              "/clock (one clock per system; the world then ticks and publishes "
                                              "every 1/publish_rate s of that clock)", read_only=True),
@@ -94,6 +120,9 @@ def simulator_parameters(time_step: float, publish_rate: float) -> list[Paramete
                       read_only=True),
         ParameterSpec("on_step_failure", "pause", "after a step that fails even in sub-steps: pause or reset",
                       check=one_of("pause", "reset"), read_only=True),
+        ParameterSpec("control_services", True, "serve pause, resume, reset, step and set_state (false on a shared "
+                                                "network: nobody on the domain can then stop or move the world)",
+                      read_only=True),
     ]
 
 
@@ -157,6 +186,45 @@ class TickGrid:
     def restart(self, time: float) -> None:
         """Lines from simulated time ``time`` on (a resume: a paused world published on every tick)."""
         self.next = time + self.period
+
+
+def discrete_step_bytes(dof: int) -> int:
+    """Bytes of the discrete model's step Jacobian for ``dof`` coordinates: ∂a/∂q (dof³ doubles) at each of the
+    2·dof distinct vertices of the two symmetric partial-difference paths (discrete.compiled), 16·dof⁴ bytes:
+    20 kB for 6 joints, 130 GB for a 300-link chain."""
+    return 8 * 2 * dof * dof ** 3
+
+
+def check_fixed_base_world(simulation, model, integrator: str, publish_rate: float) -> None:
+    """StartupError, with the reason, for a fixed-base world the node could not serve: a discrete step needing
+    more than :data:`MAX_STEP_BYTES` (:func:`discrete_step_bytes`); an initial state whose energy is not finite
+    or out of proportion to the model (validation.energy_in_proportion, with the model's total mass and its
+    reach: the sum of its joints' offsets plus its longest link); an initial state whose step fails; or one
+    step (timed on a copy of the simulation, after one that loads the compiled code) longer than a tick,
+    1 / ``publish_rate``: the executor would then be held past every tick, service and signal by a single
+    step."""
+    if integrator == "discrete" and discrete_step_bytes(model.dof) > MAX_STEP_BYTES:
+        raise StartupError(f"model '{model.name}': {model.dof} joints need {discrete_step_bytes(model.dof):.3g} "
+                           f"bytes per discrete step, more than the {MAX_STEP_BYTES:.3g} this node serves "
+                           "(16 n^4 bytes: at most 64 joints)")
+    mass = sum(link.mass for link in model.links)
+    reach = max(MIN_REACH, sum(float(np.linalg.norm(link.joint.origin)) for link in model.links)
+                + max(float(np.linalg.norm(link.tip)) for link in model.links))
+    try:
+        energy_in_proportion(simulation.energy(), mass, reach, simulation.time_step,
+                             "initial_positions/initial_velocities")
+        trial = copy.copy(simulation)   # the trial steps rebind its state, not the simulation's
+        held = np.zeros(model.dof)
+        trial.step(1, held)
+        start = time.perf_counter()
+        trial.step(1, held)
+        cost = time.perf_counter() - start
+    except DiscreteRobotError as error:
+        raise StartupError(f"model '{model.name}': the initial state cannot be simulated: {error}") from None
+    if cost > 1.0 / publish_rate:
+        raise StartupError(f"model '{model.name}': one step takes {cost:.3g} s, longer than a tick "
+                           f"(1/publish_rate = {1.0 / publish_rate:g} s): the node could not serve; use a "
+                           "smaller model or a lower publish_rate")
 
 
 def time_msg(seconds: float) -> Time:
@@ -252,6 +320,10 @@ class SimulatorNode(GuardedNode):
     def on_step_failed(self) -> None:
         """Clear the commands that led to a failed step (called before pausing or resetting)."""
 
+    def on_reset(self) -> None:
+        """Clear the commands before a ``reset`` request restores the initial state (as after a failed step)."""
+        self.on_step_failed()
+
     # ------------------------------------------------------------------------------------ machinery
 
     def start_simulation(self, values: dict, hardware_id: str) -> None:
@@ -263,12 +335,19 @@ class SimulatorNode(GuardedNode):
         self.follow_clock = not values["publish_clock"]
         self.on_step_failure = values["on_step_failure"]
         self.paused = values["start_paused"]
+        if self.paused and not values["control_services"]:
+            raise StartupError("start_paused: needs control_services (without them nothing could resume the world)")
         self.hardware_id = hardware_id
+        self._resets = 0                  # reset requests served, reported on /diagnostics
         self._pacer = RealTimePacer(self.time_step, 1.0 / self.publish_rate, time.monotonic())
         self._followed_ticks = TickGrid(1.0 / self.publish_rate)
         self._grid = TickGrid(1.0 / self.publish_rate, self.world_time)
         self._followed_time: float | None = None
         self._steps = self._step_wall_s = self._failed_steps = 0
+        self._pending_steps = 0           # steps owed to step requests, taken on the paused world's ticks
+        self._failure: str | None = None  # why the last step failed, until the next resume, reset or set_state
+        self._reported_failures = 0       # failed steps already reported on /diagnostics
+        self._last_publish = time.monotonic()
         # the diagnostics' window: wall and simulated time at its start, and whether the world was running then
         # (start-up and pauses are no slowness)
         self._window = (time.monotonic(), self.world_time, False)
@@ -283,14 +362,15 @@ class SimulatorNode(GuardedNode):
             static.publish(TFMessage(transforms=[transform_msg(stamp, t, self.frame_prefix)
                                                  for t in self.static_transforms()]))
         self.diagnostics_pub = self.create_publisher(DiagnosticArray, "/diagnostics", STATE_QOS)
-        namespace = self.CONTROL_NAMESPACE
-        self.create_service(Trigger, f"{namespace}/pause", self._on_pause)
-        self.create_service(Trigger, f"{namespace}/resume", self._on_resume)
-        self.create_service(Trigger, f"{namespace}/reset", self._on_reset)
-        from discrete_robot_interfaces.srv import SetSimulationState, StepSimulation
+        if values["control_services"]:
+            namespace = self.CONTROL_NAMESPACE
+            self.create_service(Trigger, f"{namespace}/pause", self._on_pause)
+            self.create_service(Trigger, f"{namespace}/resume", self._on_resume)
+            self.create_service(Trigger, f"{namespace}/reset", self._on_reset)
+            from discrete_robot_interfaces.srv import SetSimulationState, StepSimulation
 
-        self.create_service(StepSimulation, f"{namespace}/step", self._on_step)
-        self.create_service(SetSimulationState, f"{namespace}/set_state", self._on_set_state)
+            self.create_service(StepSimulation, f"{namespace}/step", self._on_step)
+            self.create_service(SetSimulationState, f"{namespace}/set_state", self._on_set_state)
         # A steady clock: with use_sim_time the node's clock is /clock, which this timer itself drives. A world that
         # follows /clock ticks from the clock messages instead (_on_clock): a timer of its own, out of phase with
         # the leader's, would find no new time on some ticks and publish less often than its rate.
@@ -302,7 +382,14 @@ class SimulatorNode(GuardedNode):
         else:
             self.create_timer(1.0 / self.publish_rate, self.tick, clock=steady)
         self.create_timer(DIAGNOSTICS_PERIOD_S, self.publish_diagnostics, clock=steady)
+        self.add_post_set_parameters_callback(self._on_simulator_parameters)
         self.publish_all()
+
+    def _on_simulator_parameters(self, parameters) -> None:
+        """Validated before (declare_parameters' guard); real_time_factor applies from the next tick."""
+        for parameter in parameters:
+            if parameter.name == "real_time_factor":
+                self.real_time_factor = parameter.value
 
     def _on_clock(self, msg: ClockMsg) -> None:
         followed = msg.clock.sec + msg.clock.nanosec * 1e-9
@@ -316,7 +403,10 @@ class SimulatorNode(GuardedNode):
             self.tick()
 
     def _publish_without_clock(self) -> None:
-        if time.monotonic() - self._last_clock_wall > LEADER_SILENCE_S:
+        now = time.monotonic()
+        if self.paused and self._pending_steps and now - self._last_clock_wall > LEADER_SILENCE_S:
+            self._take_requested_steps()     # no leader ticks this world: its own timer takes the steps owed
+        elif now - self._last_clock_wall > LEADER_SILENCE_S or now - self._last_publish > STATE_SILENCE_S:
             self.publish_all(tf=False)
 
     def steps_due(self) -> int:
@@ -333,14 +423,20 @@ class SimulatorNode(GuardedNode):
         """One wall-clock tick: advance the world by the steps due, then publish everything at its new time.
 
         Paused, the state and /clock are still published (late joiners see them) but not /tf, whose buffers
-        warn about repeated stamps."""
+        warn about repeated stamps; steps owed to ``step`` requests are taken here, a tick's share at a time. A
+        tick with no step due publishes the state when nothing was published for :data:`STATE_SILENCE_S`."""
         if self.paused:
             self._pacer.hold(time.monotonic())
-            self.publish_all(tf=False)
+            if self._pending_steps:
+                self._take_requested_steps()
+            else:
+                self.publish_all(tf=False)
             return
         start = time.perf_counter()
         steps = self.steps_due()
         if steps == 0:
+            if time.monotonic() - self._last_publish > STATE_SILENCE_S:
+                self.publish_all(tf=False)
             return
         if self.follow_clock:
             # a follower must reach the leader's time, so it drops nothing; it catches up over several ticks
@@ -360,10 +456,19 @@ class SimulatorNode(GuardedNode):
         """Mean wall time of one step since start, s (0 before the first)."""
         return self._step_wall_s / self._steps if self._steps else 0.0
 
+    def _take_requested_steps(self) -> None:
+        """A paused tick's share of the steps owed to ``step`` requests (as a real_time_factor 0 tick takes), then
+        the state at the time reached; a failed step drops the rest."""
+        deadline = time.perf_counter() + AS_FAST_AS_POSSIBLE_SHARE / self.publish_rate
+        failures = self._failed_steps
+        taken = self._advance_within(self._pending_steps, deadline)
+        self._pending_steps = 0 if self._failed_steps > failures else self._pending_steps - taken
+        self.publish_all(tf=taken > 0)
+
     def _advance_on_grid(self, steps: int, deadline: float) -> None:
         """Advance by up to ``steps`` before ``deadline`` (as :meth:`_advance_within`), publishing at each line of
         the publish grid the world reaches. The deadline is for stepping: the time spent publishing moves it."""
-        while steps > 0 and not self.paused:
+        while steps > 0:
             chunk = min(steps, self._grid.steps_to_line(self.world_time, self.time_step))
             done = self._advance_within(chunk, deadline)
             steps -= chunk
@@ -380,7 +485,7 @@ class SimulatorNode(GuardedNode):
         the diagnostics report) and the node keeps serving instead of stepping for seconds. Returns the steps
         taken."""
         taken = 0
-        while taken < steps and not self.paused:
+        while taken < steps:
             room = deadline - time.perf_counter()
             if room <= 0.0:
                 break
@@ -398,6 +503,7 @@ class SimulatorNode(GuardedNode):
             self.advance_world(steps)
         except DiscreteRobotError as error:
             self._failed_steps += 1
+            self._failure = f"a step failed at t = {self.world_time:.3f} s: {' '.join(str(error).split())}"
             self.on_step_failed()
             if self.on_step_failure == "reset":
                 self.reset_world()
@@ -415,6 +521,7 @@ class SimulatorNode(GuardedNode):
     def publish_all(self, tf: bool = True) -> None:
         """/clock, the state topics and (``tf``) /tf, all stamped with the simulated time."""
         stamp = time_msg(self.world_time)
+        self._last_publish = time.monotonic()
         if self.clock_pub is not None:
             self.clock_pub.publish(ClockMsg(clock=stamp))
         self.publish_state(stamp)
@@ -430,35 +537,57 @@ class SimulatorNode(GuardedNode):
         values = {"real_time_factor_achieved": achieved, "real_time_factor_requested": self.real_time_factor,
                   "step_cost_s": self.step_cost, "time_step_s": self.time_step, "sim_time_s": sim_now,
                   "steps": float(self._steps), "failed_steps": float(self._failed_steps),
-                  **self.diagnostic_values()}
-        level, message = DiagnosticStatus.OK, "running"
-        if self.paused:
-            message = "paused"
-        elif self._failed_steps:
-            level, message = DiagnosticStatus.WARN, f"{self._failed_steps} failed steps since start"
-        elif (was_running and self.real_time_factor > 0.0 and achieved < 0.9 * self.real_time_factor
-              and not self.follow_clock):
-            # over the window, not per tick: a late tick is made up by the next (RealTimePacer)
-            level, message = DiagnosticStatus.WARN, "slower than the requested real-time factor"
-            self.refusals.warning("keep up", f"the simulation runs at {achieved:.2f}x real time, below the "
-                                             f"requested real_time_factor {self.real_time_factor:g}; lower "
-                                             "real_time_factor, raise time_step or lower publish_rate")
+                  "resets": float(self._resets), **self.diagnostic_values()}
+        self._publish_status(*self._diagnostic_level(achieved, was_running), values)
+
+    def _publish_status(self, level: bytes, message: str, values: dict[str, float]) -> None:
+        """The simulation's status on /diagnostics, stamped with the simulated time."""
         status = DiagnosticStatus(level=level, name=f"{self.get_name()}: simulation", message=message,
                                   hardware_id=self.hardware_id,
                                   values=[KeyValue(key=k, value=f"{v:.6g}") for k, v in values.items()])
         msg = DiagnosticArray(status=[status])
-        msg.header.stamp = time_msg(sim_now)
+        msg.header.stamp = time_msg(self.world_time)
         self.diagnostics_pub.publish(msg)
+
+    def _diagnostic_level(self, achieved: float, was_running: bool) -> tuple[bytes, str]:
+        """/diagnostics level and message, worst first: ERROR for a step that failed since the last report, and
+        while paused after a failure (with its reason); WARN while behind the requested real-time factor over
+        the last window (a late tick is made up by the next: RealTimePacer) or, following /clock, behind the
+        followed time; OK paused or running (WARN after failures since start)."""
+        failures, self._reported_failures = self._failed_steps - self._reported_failures, self._failed_steps
+        lag = (self._followed_time - self.world_time if self.follow_clock and self._followed_time is not None
+               else 0.0)
+        if failures:
+            return DiagnosticStatus.ERROR, f"{failures} failed step(s) in the last second; {self._failure}"
+        if self.paused and self._failure is not None:
+            return DiagnosticStatus.ERROR, f"paused after a failed step ({self.on_step_failure}): {self._failure}"
+        if self.paused:
+            return DiagnosticStatus.OK, "paused"
+        if was_running and self.real_time_factor > 0.0 and achieved < 0.9 * self.real_time_factor \
+                and not self.follow_clock:
+            self.refusals.warning("keep up", f"the simulation runs at {achieved:.2f}x real time, below the "
+                                             f"requested real_time_factor {self.real_time_factor:g}; lower "
+                                             "real_time_factor, raise time_step or lower publish_rate")
+            return DiagnosticStatus.WARN, (f"behind real time: {achieved:.2f}x, below the requested "
+                                           f"real_time_factor {self.real_time_factor:g}")
+        if lag > FOLLOWER_LAG_PERIODS / self.publish_rate:
+            return DiagnosticStatus.WARN, f"behind the followed /clock by {lag:.3f} s: the steps do not keep up"
+        if self._failed_steps:
+            return DiagnosticStatus.WARN, f"running; {self._failed_steps} failed step(s) since start"
+        return DiagnosticStatus.OK, "running"
 
     # ------------------------------------------------------------------------------------ services
 
     def _on_pause(self, request, response):
         self.paused = True
+        self._pending_steps = 0
         response.success, response.message = True, f"paused at t = {self.world_time:.6f} s"
         return response
 
     def _on_resume(self, request, response):
         self.paused = False
+        self._pending_steps = 0
+        self._failure = None
         self._pacer.hold(time.monotonic())
         self._grid.restart(self.world_time)
         self._window = (time.monotonic(), self.world_time, True)
@@ -466,28 +595,39 @@ class SimulatorNode(GuardedNode):
         return response
 
     def _on_reset(self, request, response):
-        self.on_step_failed()
+        self._pending_steps = 0
+        self._failure = None
+        self.on_reset()
         self.reset_world()
+        self._resets += 1
         self.publish_all()
-        response.success, response.message = True, f"initial state restored at t = {self.world_time:.6f} s"
+        response.success = True
+        response.message = (f"initial state restored at t = {self.world_time:.6f} s; simulated time goes on "
+                            f"(reset {self._resets})")
+        self._publish_status(DiagnosticStatus.OK, f"reset: {response.message}",
+                             {"sim_time_s": self.world_time, "resets": float(self._resets)})
         return response
 
     def _on_step(self, request, response):
+        """Accepted at once: the steps are owed and taken on the next ticks (a tick's share each, so services,
+        parameters and signals are served meanwhile); ``sim_time`` is the time they reach. A pause, a resume or
+        a reset drops the steps still owed."""
         if not self.paused:
             response.success, response.message = False, "steps: the simulation is running; pause it first"
             return response
-        steps = bounded_count(request.steps, MAX_STEP_REQUEST, "steps", "MAX_STEP_REQUEST")
-        stepped = self._advance(steps) if steps else True
-        if stepped:
-            self.publish_all()
-        response.success = stepped
-        response.message = (f"stepped {steps} x {self.time_step:g} s to t = {self.world_time:.6f} s" if stepped else
-                            f"steps: a step failed; state kept at t = {self.world_time:.6f} s")
-        response.sim_time = time_msg(self.world_time)
+        owed = bounded_count(self._pending_steps + request.steps, MAX_STEP_REQUEST, "steps",
+                             "MAX_STEP_REQUEST", f"{self._pending_steps} steps are still to come")
+        self._pending_steps = owed
+        response.success = True
+        target = self.world_time + owed * self.time_step
+        response.message = (f"accepted: {request.steps} x {self.time_step:g} s; {owed} steps to come on the next "
+                            f"ticks, to t = {target:.6f} s")
+        response.sim_time = time_msg(target)
         return response
 
     def _on_set_state(self, request, response):
         self.set_world_state(request)
+        self._failure = None
         self.publish_all()
         response.success, response.message = True, f"state set at t = {self.world_time:.6f} s"
         return response

@@ -3,8 +3,10 @@
 Publishes
 - ``space_robot/joint_states`` (sensor_msgs/JointState): one entry per rotational DOF, named as the URDF
   joints (``<joint>_0.._2`` for spherical joints, whose positions are the successive rotation angles about
-  the joint axes); ``effort`` = the joint torque command in force. No ``velocity``: a spherical joint's rate
-  is an angular velocity, not the derivative of those angles.
+  the joint axes); ``velocity`` = the joint rates (rad/s; for a spherical joint the components of its
+  relative angular velocity on its axes, which equal the angles' rates only at zero angles); ``effort`` = the
+  generalised force on each joint (N m): its torque command plus the external loads' share, Q of
+  M u̇ + h = Q (discrete_robot.space.recursive.equation_terms).
 - ``space_robot/base_pose`` (geometry_msgs/PoseStamped, frame ``world``): the base frame's pose.
 - ``space_robot/momentum`` (std_msgs/Float64MultiArray, for monitoring): [P_x, P_y, P_z, L_x, L_y, L_z,
   kinetic_energy, c_x, c_y, c_z] — total linear momentum (kg m/s) and angular momentum about the system
@@ -20,11 +22,14 @@ Subscribes
   the same body (a zero wrench removes it).
 
 - ``/clock`` (unless it follows another world's, ``publish_clock: false`` as in bringup), ``/tf`` (``world`` ->
-  ``<frame_prefix><base>`` and every link of the arms), ``/tf_static``, ``/diagnostics`` (momentum and energy
-  drift): see discrete_robot.nodes.simulator. Everything is stamped with simulated time.
+  ``<frame_prefix><base>`` and every link of the arms), ``/tf_static``, ``/diagnostics``: see
+  discrete_robot.nodes.simulator. Everything is stamped with simulated time. The diagnostics' momentum drift is
+  the change of the momenta less the impulse of the applied loads (dP/dt = ΣF, dL_c/dt = Σ(x − c) × F + M,
+  integrated by the trapezoid rule over each tick's steps: exact for loads fixed in the world frame, second
+  order in the tick for loads that turn with their bodies), so loads alone show none.
 
 Services under ``space_robot/simulation/``: pause, resume, step, reset, set_state (joint positions and rates,
-and with ``set_base`` the base pose and twist).
+and with ``set_base`` the base pose and twist; a zero or non-finite orientation quaternion is refused).
 
 Bad commands (wrong length, NaN, unknown body) are logged and ignored; the simulation runs on.
 """
@@ -36,6 +41,7 @@ from geometry_msgs.msg import PoseStamped, WrenchStamped
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, MultiArrayDimension, String
 
+from discrete_robot.config_files import regular_file
 from discrete_robot.errors import InputError
 from discrete_robot.model.description import load_model, package_config_path
 from discrete_robot.model.urdf import WORLD_FRAME, FrameTransform, joint_transforms, to_urdf
@@ -47,9 +53,12 @@ from discrete_robot.nodes.common import (
     joint_state_msg,
     node_main,
     pose_msg,
+    ros_name,
 )
 from discrete_robot.nodes.simulator import SimulatorNode, merged_joint_state, simulator_parameters
-from discrete_robot.space.loads import ExternalLoad, LoadFrame, paper_loads
+from discrete_robot.space.kinematics import body_poses
+from discrete_robot.space.loads import ExternalLoad, LoadFrame, paper_loads, resolve_loads
+from discrete_robot.space.recursive import equation_terms
 from discrete_robot.space.robot import SpaceRobot
 from discrete_robot.space.simulation import Simulator
 from discrete_robot.space.state import rest_state
@@ -68,7 +77,7 @@ PARAMETERS = [
                   read_only=True),
     ParameterSpec("frame_prefix", "space_robot/", "prefix of the TF frames (as robot_state_publisher's "
                                                   "frame_prefix); the base frame is <prefix><base name>",
-                  read_only=True),
+                  check=ros_name(relative_only=True, trailing_slash=True, empty=True), read_only=True),
 ]
 
 
@@ -82,13 +91,14 @@ class SpaceRobotNode(SimulatorNode):
         super().__init__(self.NODE_NAME, **kwargs)
         values = declare_parameters(self, PARAMETERS)
         path = values["model_file"] or str(package_config_path(DEFAULT_MODEL))
-        self.model = model = load_model(path)
+        self.model = model = load_model(regular_file(path, "model_file"))
         self.robot = SpaceRobot.from_model(model)
         self.fixed_loads = paper_loads(self.robot) if values["apply_paper_loads"] else ()
         self.wrenches: dict[str, ExternalLoad] = {}
         self.torques = np.zeros(self.robot.dof)
         self.simulator = Simulator(self.robot, rest_state(self.robot), self.fixed_loads)
         self.start_momentum = self.simulator.sample().momentum
+        self.impulse = np.zeros(6)   # ∫ [ΣF, Σ(x − c) × F + M] dt of the applied loads since start_momentum
 
         self.joint_pub = self.create_publisher(JointState, "space_robot/joint_states", STATE_QOS)
         self.pose_pub = self.create_publisher(PoseStamped, "space_robot/base_pose", STATE_QOS)
@@ -138,7 +148,23 @@ class SpaceRobotNode(SimulatorNode):
         self.simulator.time = seconds
 
     def advance_world(self, steps: int) -> None:
-        self.simulator.advance(self.time_step, steps)
+        start, rate = self.simulator.time, self._load_rates()
+        try:
+            self.simulator.advance(self.time_step, steps)
+        finally:    # the steps taken before a failure count too
+            if rate is not None:
+                self.impulse += 0.5 * (rate + self._load_rates()) * (self.simulator.time - start)
+
+    def _load_rates(self) -> np.ndarray | None:
+        """[ΣF (N), Σ(x − c) × F + M (N m)] of the applied loads at the current state, world frame, moments about
+        the system CoM c: the momenta's rates of change; None without loads."""
+        loads = self.simulator.loads
+        if not loads:
+            return None
+        state = self.simulator.state
+        world = resolve_loads(self.robot, body_poses(self.robot, state), loads)
+        center = self.simulator.sample().momentum.center_of_mass
+        return np.concatenate([world.total_force(), world.moment_about(center)])
 
     def on_step_failed(self) -> None:
         self.torques = np.zeros(self.robot.dof)
@@ -151,6 +177,7 @@ class SpaceRobotNode(SimulatorNode):
         simulator.time = self.simulator.time
         self.simulator = simulator
         self.start_momentum = simulator.sample().momentum
+        self.impulse = np.zeros(6)
 
     def reset_world(self) -> None:
         self._restart(rest_state(self.robot))
@@ -167,6 +194,9 @@ class SpaceRobotNode(SimulatorNode):
             origin = finite_vector([pose.position.x, pose.position.y, pose.position.z], 3, "base_pose.position")
             orientation = finite_vector([pose.orientation.w, pose.orientation.x, pose.orientation.y,
                                          pose.orientation.z], 4, "base_pose.orientation")
+            if not np.linalg.norm(orientation) > 1e-9:
+                raise InputError(f"base_pose.orientation: a zero quaternion is no rotation, got "
+                                 f"{orientation.tolist()} (w, x, y, z)")
             velocity = finite_vector([twist.linear.x, twist.linear.y, twist.linear.z], 3, "base_twist.linear")
             angular = finite_vector([twist.angular.x, twist.angular.y, twist.angular.z], 3, "base_twist.angular")
         state = rest_state(self.robot, origin, orientation, positions)
@@ -177,8 +207,10 @@ class SpaceRobotNode(SimulatorNode):
 
     def publish_state(self, stamp) -> None:
         sample = self.simulator.sample()
+        efforts = (equation_terms(self.robot, sample.state, self.simulator.loads, self.torques)
+                   .generalized_forces[6:] if self.simulator.loads else self.torques)
         self.joint_pub.publish(joint_state_msg(stamp, self.robot.dof_names, sample.joint_positions,
-                                               effort=self.torques))
+                                               sample.state.joint_rates, efforts))
         pose = PoseStamped()
         pose.header.stamp = stamp
         pose.header.frame_id = WORLD_FRAME
@@ -206,8 +238,10 @@ class SpaceRobotNode(SimulatorNode):
         now, start = self.simulator.sample().momentum, self.start_momentum
         return {"kinetic_energy_J": now.kinetic_energy,
                 "kinetic_energy_change_J": now.kinetic_energy - start.kinetic_energy,
-                "linear_momentum_drift_kg_m_s": float(np.linalg.norm(now.linear - start.linear)),
-                "angular_momentum_drift_kg_m2_s": float(np.linalg.norm(now.angular - start.angular))}
+                "linear_impulse_of_loads_N_s": float(np.linalg.norm(self.impulse[:3])),
+                "linear_momentum_drift_kg_m_s": float(np.linalg.norm(now.linear - start.linear - self.impulse[:3])),
+                "angular_momentum_drift_kg_m2_s": float(np.linalg.norm(now.angular - start.angular
+                                                                       - self.impulse[3:]))}
 
 
 main = node_main(SpaceRobotNode)
