@@ -266,3 +266,23 @@ def joint_transforms(model: RobotModel, q) -> list[FrameTransform]:
         leader = q[model.joint_names.index(follower.leader)]
         transforms += _link_transforms(model, follower.link, [follower.multiplier * leader + follower.offset])
     return transforms
+
+
+def link_poses(model: RobotModel, q) -> dict[str, np.ndarray]:
+    """Every URDF link's pose (4x4, m) in ``world`` (a floating base: in the base frame) at coordinates q,
+    composed along the TF tree of :func:`fixed_transforms` and :func:`joint_transforms` from the root."""
+    root = model.base.name if model.base.floating else WORLD_FRAME
+    poses = {root: np.eye(4)}
+    pending = fixed_transforms(model) + joint_transforms(model, q)
+    while pending:
+        rest = [t for t in pending if t.parent not in poses]
+        if len(rest) == len(pending):
+            raise ModelError(f"model '{model.name}': frames {sorted({t.parent for t in rest})} are not connected "
+                             f"to '{root}'")
+        for t in pending:
+            if t.parent in poses:
+                T = np.eye(4)
+                T[:3, :3], T[:3, 3] = t.rotation, t.translation
+                poses[t.child] = poses[t.parent] @ T
+        pending = rest
+    return poses

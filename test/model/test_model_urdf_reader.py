@@ -15,7 +15,7 @@ from discrete_robot.model.dynamics import RigidBodySystem
 from discrete_robot.model.example_robots import EXAMPLE_ROBOTS, example_robot_path
 from discrete_robot.model.kinematics import forward_kinematics
 from discrete_robot.model.mimic import expanded
-from discrete_robot.model.urdf import fixed_transforms, joint_transforms, to_urdf
+from discrete_robot.model.urdf import link_poses, to_urdf
 from discrete_robot.model.urdf_reader import MeshWarning, model_from_urdf
 
 ROBOTS = sorted(EXAMPLE_ROBOTS)
@@ -95,19 +95,7 @@ def test_tf_in_the_urdf_tree_places_every_frame_as_the_bodies_do(robot):
     they give each link the world pose the model's bodies have (forward kinematics + frame_in_body)."""
     _, model = robot
     q = _inside(model, np.random.default_rng(4))
-    poses = {"world": np.eye(4)}
-    pending = fixed_transforms(model) + joint_transforms(model, q)
-    while pending:
-        rest = []
-        for t in pending:
-            if t.parent in poses:
-                T = np.eye(4)
-                T[:3, :3], T[:3, 3] = t.rotation, t.translation
-                poses[t.child] = poses[t.parent] @ T
-            else:
-                rest.append(t)
-        assert len(rest) < len(pending), f"TF parents missing: {[t.parent for t in rest]}"
-        pending = rest
+    poses = link_poses(model, q)
     full, S, c = expanded(model)      # the mimic followers' bodies too
     frames = forward_kinematics(full, S @ q + c)
     body_pose = {model.base.name: poses[model.base.name]}
