@@ -9,10 +9,15 @@ behind their publish rates once everything else ran beside them.)
 A node that fails to start is reported by name, with its own one-line reason, and the
 others run on. Ctrl-C or SIGTERM stops every node cleanly; the exit status is 1 if any node failed.
 
-    bringup [--only discrete_robot_node ...] [--model-file /path/arm.yaml] [--ros-args ...]
+    bringup [--only discrete_robot_node ...] [--model-file /path/arm.yaml] [--namespace NS]
+            [--foxglove [PORT]] [--ros-args ...]
 
 ``--model-file`` goes to the arm's simulator and planner only, as bringup.launch.py's
 ``model_file`` argument does (``-p model_file:=`` would reach the space robot too).
+``--namespace NS`` puts every node under /NS (``-r __ns:=/NS``) and prefixes the arm's TF frames with ``NS/``,
+so two systems share one /tf; arguments after ``--ros-args`` go to every node unchanged.
+``--foxglove [PORT]`` also serves every topic over the Foxglove WebSocket protocol on 127.0.0.1:PORT (8765)
+(:mod:`discrete_robot.ros.foxglove_bridge`): a live 3D view in Foxglove without a system ROS 2.
 """
 
 import argparse
@@ -30,6 +35,8 @@ from dataclasses import dataclass
 from discrete_robot.model.description import package_config_path
 from discrete_robot.ros.processes import find_executable
 
+#: the Foxglove bridge's port when ``--foxglove`` names none (Foxglove's default)
+FOXGLOVE_PORT = 8765
 #: s to wait for the nodes after a stop (each sees its stop flag within 0.1 s and shuts down within 1 s)
 STOP_WAIT_S = 1.5
 _PR_SET_PDEATHSIG = 1
@@ -115,15 +122,36 @@ def _die_with_parent() -> None:
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
-def node_command(component: Component, user_ros_args: list[str], model_file: str | None) -> list[str]:
-    """The node's executable with its config file, bringup's overrides and the user's ROS arguments."""
+def node_command(component: Component, user_ros_args: list[str], model_file: str | None,
+                 namespace: str = "") -> list[str]:
+    """The node's executable with its config file, bringup's overrides, the namespace and the user's ROS
+    arguments (last, so they win)."""
     command = [find_executable(component.node), "--ros-args",
                "--params-file", str(package_config_path(component.config))]
     for name, value in component.overrides:
         command += ["-p", f"{name}:={str(value).lower() if isinstance(value, bool) else value}"]
     if component.arm_model and model_file:
         command += ["-p", f"model_file:={model_file}"]
-    return command + user_ros_args
+    return command + namespace_arguments(component, namespace) + user_ros_args
+
+
+def namespace_arguments(component: Component, namespace: str) -> list[str]:
+    """``-r __ns:=/NS`` for every node, and for the arm's simulator the TF frame prefix ``NS/`` (the space
+    robot's frames carry their own prefix, ``space_robot/``)."""
+    namespace = namespace.strip("/")
+    if not namespace:
+        return []
+    arguments = ["-r", f"__ns:=/{namespace}"]
+    if component.node == "discrete_robot_node":
+        arguments += ["-p", f"frame_prefix:={namespace}/"]
+    return arguments
+
+
+def foxglove_command(port: int, user_ros_args: list[str], namespace: str = "") -> list[str]:
+    """The Foxglove bridge (this interpreter, ``-m discrete_robot.ros.foxglove_bridge``) on ``port``."""
+    ns = ["-r", f"__ns:=/{namespace.strip('/')}"] if namespace.strip("/") else []
+    return [sys.executable, "-m", "discrete_robot.ros.foxglove_bridge", "--port", str(port),
+            "--ros-args", *ns, *user_ros_args]
 
 
 def _log(level: str, message: str) -> None:
@@ -138,6 +166,9 @@ def main(args: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="bringup", description=__doc__.splitlines()[0])
     parser.add_argument("--only", nargs="+", choices=[c.node for c in COMPONENTS], help="start only these nodes")
     parser.add_argument("--model-file", help="arm model YAML for the simulator, the planner and the manipulation node")
+    parser.add_argument("--namespace", default="", help="every node under /NAMESPACE, the arm's frames NAMESPACE/*")
+    parser.add_argument("--foxglove", nargs="?", type=int, const=FOXGLOVE_PORT, metavar="PORT",
+                        help=f"serve every topic to Foxglove on ws://127.0.0.1:PORT (default {FOXGLOVE_PORT})")
     options = parser.parse_args(remove_ros_args(argv)[1:])
     components = [c for c in COMPONENTS if not options.only or c.node in options.only]
     stop = threading.Event()
@@ -152,8 +183,14 @@ def main(args: list[str] | None = None) -> int:
                           f"{package_config_path(component.config)}")
             failed = True
             continue
-        children.append(NodeChild(component.node, node_command(component, user_ros_args, options.model_file)))
+        children.append(NodeChild(component.node, node_command(component, user_ros_args, options.model_file,
+                                                                options.namespace)))
         _log("INFO", f"started {component.node} (pid {children[-1].process.pid})")
+    if options.foxglove is not None:
+        children.append(NodeChild("foxglove_bridge", foxglove_command(options.foxglove, user_ros_args,
+                                                                      options.namespace)))
+        _log("INFO", f"started foxglove_bridge (pid {children[-1].process.pid}): in Foxglove, Open connection > "
+                     f"Foxglove WebSocket > ws://localhost:{options.foxglove}")
     while children and not stop.wait(0.1):
         for child in children:
             if child.process.poll() is not None and not child.reported:

@@ -1,11 +1,14 @@
-"""Record live ROS 2 topics to an MCAP file that ``ros2 bag`` and Foxglove read.
+"""Record live ROS 2 topics to an MCAP file that ``ros2 bag`` and Foxglove read, and the relay of raw topics
+that the recorder and the live Foxglove view (:mod:`.foxglove_bridge`) share.
 
 rosbag2 is not installable without a ROS install, so this writes the same
 layout itself with the ``mcap`` library: profile ``ros2``, one schema per
 message type (encoding ``ros2msg``: the .msg text followed by every nested
-definition, as rosbag2 stores it), one channel per topic, and each message as
-the CDR bytes received from DDS (subscriptions with ``raw=True``), so nothing
-is re-serialised.
+definition, as rosbag2 stores it), one channel per topic with the publishers'
+QoS profiles in its metadata (``offered_qos_profiles``, so ``ros2 bag play``
+offers /tf_static and robot_description transient-local again), and each
+message as the CDR bytes received from DDS (subscriptions with ``raw=True``),
+so nothing is re-serialised.
 """
 
 import importlib
@@ -15,6 +18,7 @@ import threading
 import time
 from pathlib import Path
 
+import yaml
 from ament_index_python.packages import get_package_share_directory
 from mcap.writer import Writer
 from rclpy.node import Node
@@ -74,13 +78,12 @@ def message_definition(type_name: str) -> str:
     return "\n".join([root, *parts])
 
 
-def _matching_qos(node: Node, topic: str) -> QoSProfile:
-    """A subscription QoS every current publisher of ``topic`` is compatible with.
+def _matching_qos(publishers) -> QoSProfile:
+    """A subscription QoS every one of ``publishers`` (their TopicEndpointInfo) is compatible with.
 
     Transient-local only when all publishers are (so latched messages such as
     robot_description are recorded); best effort when any publisher is.
     """
-    publishers = node.get_publishers_info_by_topic(topic)
     latched = bool(publishers) and all(p.qos_profile.durability == DurabilityPolicy.TRANSIENT_LOCAL
                                        for p in publishers)
     reliable = all(p.qos_profile.reliability == ReliabilityPolicy.RELIABLE for p in publishers)
@@ -89,29 +92,46 @@ def _matching_qos(node: Node, topic: str) -> QoSProfile:
                       reliability=ReliabilityPolicy.RELIABLE if reliable else ReliabilityPolicy.BEST_EFFORT)
 
 
-class McapRecorder:
-    """Subscribes to every topic it discovers (call :meth:`discover` now and then) and writes it to ``path``."""
+def _duration(nanoseconds: int) -> dict:
+    return {"sec": nanoseconds // 1_000_000_000, "nsec": nanoseconds % 1_000_000_000}
+
+
+def offered_qos_profiles(publishers) -> str:
+    """The publishers' QoS profiles as the YAML list rosbag2 stores in a channel's ``offered_qos_profiles``.
+
+    Its format since version 9 of rosbag2's metadata (rosbag2_storage/src/rosbag2_storage/qos.cpp,
+    ``convert<Rosbag2QoS>::encode``): policies as rmw's lower-case names (``keep_last``, ``reliable``,
+    ``transient_local``, ``automatic``), durations as ``{sec, nsec}``.
+    """
+    profiles = []
+    for publisher in publishers:
+        qos = publisher.qos_profile
+        profiles.append({
+            "history": qos.history.name.lower(), "depth": int(qos.depth),
+            "reliability": qos.reliability.name.lower(), "durability": qos.durability.name.lower(),
+            "deadline": _duration(qos.deadline.nanoseconds), "lifespan": _duration(qos.lifespan.nanoseconds),
+            "liveliness": qos.liveliness.name.lower(),
+            "liveliness_lease_duration": _duration(qos.liveliness_lease_duration.nanoseconds),
+            "avoid_ros_namespace_conventions": bool(qos.avoid_ros_namespace_conventions)})
+    return yaml.safe_dump(profiles, sort_keys=False)
+
+
+class TopicRelay:
+    """Subscribes to every topic it discovers (call :meth:`discover` now and then) and hands each message's
+    CDR bytes to :meth:`forward`; a subclass opens its channel per topic in :meth:`open_channel`."""
 
     IGNORED = ("/rosout", "/parameter_events")
 
-    def __init__(self, node: Node, path: Path):
+    def __init__(self, node: Node):
         self.node = node
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._stream = open(self.path, "wb")  # noqa: SIM115 - closed in close()
-        self._writer = Writer(self._stream)
-        self._writer.start(profile="ros2", library="discrete_robot")
-        self._schemas: dict[str, int] = {}
-        self._channels: dict[str, int] = {}
-        self._subscriptions = []
-        self._lock = threading.Lock()
         self.counts: dict[str, int] = {}
         self.skipped: set[str] = set()
+        self._subscriptions = []
 
     def discover(self) -> None:
-        """Start recording topics that appeared since the last call."""
+        """Start relaying the topics that appeared since the last call."""
         for topic, types in self.node.get_topic_names_and_types():
-            if topic in self._channels or topic in self.IGNORED or not types:
+            if topic in self.counts or topic in self.IGNORED or not types:
                 continue
             type_name = types[0]
             try:
@@ -120,18 +140,51 @@ class McapRecorder:
             except (ImportError, AttributeError, OSError, LookupError):
                 self.skipped.add(type_name)  # a type this environment does not have: it cannot be decoded either
                 continue
-            if type_name not in self._schemas:
-                self._schemas[type_name] = self._writer.register_schema(
-                    name=type_name, encoding="ros2msg", data=definition.encode())
-            channel = self._writer.register_channel(topic=topic, message_encoding="cdr",
-                                                    schema_id=self._schemas[type_name])
-            self._channels[topic] = channel
+            publishers = self.node.get_publishers_info_by_topic(topic)
+            if not publishers:
+                continue    # only subscribers so far: the publishers' QoS (latched or not) is not known yet
+            qos = _matching_qos(publishers)
+            self.open_channel(topic, type_name, definition, offered_qos_profiles(publishers),
+                              qos.durability == DurabilityPolicy.TRANSIENT_LOCAL)
             self.counts[topic] = 0
             self._subscriptions.append(self.node.create_subscription(
-                msg_type, topic, lambda data, t=topic: self._write(t, data), _matching_qos(self.node, topic),
-                raw=True))
+                msg_type, topic, lambda data, t=topic: self.forward(t, data), qos, raw=True))
 
-    def _write(self, topic: str, data: bytes) -> None:
+    def open_channel(self, topic: str, type_name: str, definition: str, offered_qos: str, latched: bool) -> None:
+        raise NotImplementedError
+
+    def forward(self, topic: str, data: bytes) -> None:
+        raise NotImplementedError
+
+    def unsubscribe(self) -> None:
+        for subscription in self._subscriptions:
+            self.node.destroy_subscription(subscription)
+        self._subscriptions = []
+
+
+class McapRecorder(TopicRelay):
+    """Writes every topic it discovers to ``path``."""
+
+    def __init__(self, node: Node, path: Path):
+        super().__init__(node)
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._stream = open(self.path, "wb")  # noqa: SIM115 - closed in close()
+        self._writer = Writer(self._stream)
+        self._writer.start(profile="ros2", library="discrete_robot")
+        self._schemas: dict[str, int] = {}
+        self._channels: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def open_channel(self, topic: str, type_name: str, definition: str, offered_qos: str, latched: bool) -> None:
+        if type_name not in self._schemas:
+            self._schemas[type_name] = self._writer.register_schema(
+                name=type_name, encoding="ros2msg", data=definition.encode())
+        self._channels[topic] = self._writer.register_channel(
+            topic=topic, message_encoding="cdr", schema_id=self._schemas[type_name],
+            metadata={"offered_qos_profiles": offered_qos})
+
+    def forward(self, topic: str, data: bytes) -> None:
         now = time.time_ns()
         with self._lock:
             if self._stream.closed:
@@ -146,8 +199,7 @@ class McapRecorder:
         An empty recording is an error (EmptyRecordingError, the file is still finished): it means nothing was
         published, or no topic's type could be recorded (its definition not found through AMENT_PREFIX_PATH).
         """
-        for subscription in self._subscriptions:
-            self.node.destroy_subscription(subscription)
+        self.unsubscribe()
         with self._lock:
             self._writer.finish()
             self._stream.close()

@@ -1,0 +1,124 @@
+"""A live 3D view without a system ROS 2: every ROS topic served over the Foxglove WebSocket protocol.
+
+    python -m discrete_robot.ros.foxglove_bridge [--port 8765] [--host 127.0.0.1] [--ros-args ...]
+
+(``bringup --foxglove [PORT]`` starts it beside the nodes.) Each topic becomes a Foxglove channel with the
+message's full ``ros2msg`` definition as its schema and ``cdr`` as its encoding, and carries the bytes rclpy
+receives (subscriptions with ``raw=True``) unchanged, so Foxglove's 3D panel decodes /tf, /tf_static,
+robot_description, joint states, markers and diagnostics itself. Topic discovery, schemas and QoS are the MCAP
+recorder's (:class:`.recorder.TopicRelay`), so what is live is what is recorded.
+
+The server listens on 127.0.0.1 only unless ``--host`` says otherwise: a WebSocket client may publish and
+nothing authenticates it. The Foxglove SDK has no latching, so the last message of every transient-local topic
+(/tf_static, robot_description) is kept and logged again when a client subscribes to it.
+"""
+
+import argparse
+import sys
+import threading
+import time
+
+from discrete_robot.ros.recorder import TopicRelay
+
+DEFAULT_PORT = 8765
+DEFAULT_HOST = "127.0.0.1"
+DISCOVERY_PERIOD_S = 0.5
+
+
+class FoxgloveRelay(TopicRelay):
+    """The ROS topics of ``node``'s graph as channels of a Foxglove ``context``."""
+
+    def __init__(self, node, context):
+        super().__init__(node)
+        self.context = context
+        self._channels = {}
+        self._latched: dict[str, bytes | None] = {}
+        self._resend: set[str] = set()
+        self._lock = threading.Lock()
+
+    def open_channel(self, topic: str, type_name: str, definition: str, offered_qos: str, latched: bool) -> None:
+        import foxglove
+
+        self._channels[topic] = foxglove.Channel(
+            topic, schema=foxglove.Schema(name=type_name, encoding="ros2msg", data=definition.encode()),
+            message_encoding="cdr", context=self.context, metadata={"offered_qos_profiles": offered_qos})
+        if latched:
+            self._latched[topic] = None
+
+    def forward(self, topic: str, data: bytes) -> None:
+        if topic in self._latched:
+            with self._lock:
+                self._latched[topic] = data
+        self._channels[topic].log(data, log_time=time.time_ns())
+        self.counts[topic] += 1
+
+    def subscribed(self, topic: str) -> None:
+        """A client subscribed to ``topic`` (called on the server's thread): its latched message goes out again
+        on the next :meth:`resend_latched`."""
+        with self._lock:
+            self._resend.add(topic)
+
+    def resend_latched(self) -> None:
+        with self._lock:
+            pending = [(t, self._latched[t]) for t in self._resend if self._latched.get(t) is not None]
+            self._resend.clear()
+        for topic, data in pending:
+            self._channels[topic].log(data, log_time=time.time_ns())
+
+
+def start(node, port: int = DEFAULT_PORT, host: str = DEFAULT_HOST):
+    """Serve ``node``'s ROS graph on ``host:port``; returns (relay, server). Call ``relay.discover()`` and
+    ``relay.resend_latched()`` periodically (a timer on ``node``) and ``server.stop()`` at the end."""
+    import foxglove
+    from foxglove.websocket import ServerListener
+
+    context = foxglove.Context()
+    relay = FoxgloveRelay(node, context)
+
+    class Listener(ServerListener):
+        def on_subscribe(self, client, channel) -> None:
+            relay.subscribed(channel.topic)
+
+    server = foxglove.start_server(name="discrete_robot", host=host, port=port, context=context,
+                                   server_listener=Listener())
+    return relay, server
+
+
+def main(args: list[str] | None = None) -> int:
+    import rclpy
+    import rclpy.executors
+    from rclpy.utilities import remove_ros_args
+
+    argv = sys.argv if args is None else ["foxglove_bridge", *args]
+    parser = argparse.ArgumentParser(prog="foxglove_bridge", description=__doc__.splitlines()[0])
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"WebSocket port (default {DEFAULT_PORT})")
+    parser.add_argument("--host", default=DEFAULT_HOST, help=f"address to listen on (default {DEFAULT_HOST})")
+    options = parser.parse_args(remove_ros_args(argv)[1:])
+    rclpy.init(args=argv)
+    node = rclpy.create_node("foxglove_bridge")
+    try:
+        relay, server = start(node, options.port, options.host)
+    except RuntimeError as error:
+        print(f"[FATAL] [foxglove_bridge]: cannot serve on {options.host}:{options.port}: {error}", flush=True)
+        node.destroy_node()
+        rclpy.try_shutdown()
+        return 1
+    relay.discover()
+    node.create_timer(DISCOVERY_PERIOD_S, relay.discover)
+    node.create_timer(0.1, relay.resend_latched)
+    print(f"[INFO] [foxglove_bridge]: serving ws://{options.host}:{server.port} "
+          f"(Foxglove: Open connection > Foxglove WebSocket)", flush=True)
+    try:
+        rclpy.spin(node)
+    except (KeyboardInterrupt, rclpy.executors.ExternalShutdownException):
+        pass
+    finally:
+        server.stop()
+        relay.unsubscribe()
+        node.destroy_node()
+        rclpy.try_shutdown()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
