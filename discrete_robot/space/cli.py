@@ -15,8 +15,9 @@ def add_commands(parser, common) -> None:
     p = sub.add_parser("simulate", parents=[common], help="simulate the space robot (default: the paper's scenario)",
                        description=__doc__.splitlines()[0])
     p.add_argument("--config", default=None,
-                   help="model file (docs/model_format.md, floating base); default: the shipped "
-                        "config/space_robot_dual_arm.yaml (the paper's Table 1 robot)")
+                   help="model file: YAML (docs/model_format.md, floating base), or URDF/xacro whose root link is "
+                        "the floating base (zero gravity); default: the shipped config/space_robot_dual_arm.yaml "
+                        "(the paper's Table 1 robot)")
     p.add_argument("--duration", type=float, default=10.0, help="simulated time, s (default 10)")
     p.add_argument("--dt", type=float, default=0.01, help="largest integration step, s (default 0.01)")
     p.add_argument("--times", default=None,

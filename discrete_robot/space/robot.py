@@ -1,9 +1,10 @@
 """The space robot as the recursive algorithm sees it: a free-floating base and arms of links.
 
-Built from a :class:`~discrete_robot.model.description.RobotModel` (the shared YAML model format) by
-:meth:`SpaceRobot.from_model`. Bodies are numbered 0 (the base) and 1..N (the links, parents before
-children), so every array indexed by body has the base first. In the paper's notation (Khoshnood,
-Someeh, Nami) link b of arm β carries
+Built from a :class:`~discrete_robot.model.description.RobotModel` (a YAML model file, or a URDF whose root
+link is the floating base: ``load_model(path, floating_base=True)`` or a ``floating`` joint from ``world``; the
+URDF's fixed links are lumped into their bodies) by :meth:`SpaceRobot.from_model`. Bodies are numbered 0 (the
+base) and 1..N (the links, parents before children), so every array indexed by body has the base first. In the
+paper's notation (Khoshnood, Someeh, Nami) link b of arm β carries
 
 - ``com`` = R_α(β): joint → link CoM, link frame (m),
 - ``offset`` = r_{α−1}(β): parent CoM → this link's joint, parent frame (m); for the first link of an
@@ -205,6 +206,10 @@ class SpaceRobot:
         if np.any(np.asarray(model.gravity, dtype=float) != 0.0):
             raise ModelError(f"robot '{model.name}': a free-floating space robot has gravity [0, 0, 0], "
                              f"got {list(model.gravity)}")
+        if model.mimic:
+            followers = ", ".join(m.link.joint.name for m in model.mimic)
+            raise ModelError(f"robot '{model.name}': mimic joints ({followers}) are not supported by the space "
+                             "robot's recursive dynamics")
         base_inertia = np.asarray(base.inertia, dtype=float)
         _check_body(base.name, base.mass, base_inertia, base.com)
         if np.linalg.eigvalsh(base_inertia).min() <= 0.0:

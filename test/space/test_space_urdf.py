@@ -1,0 +1,108 @@
+"""A free-floating robot from URDF: a base with two arms, one of them branching (a tree), fixed links lumped;
+its kinetic energy against the fixed-base dynamics of the same file, and momentum conserved in free motion."""
+
+import subprocess
+import sys
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from discrete_robot.errors import ModelError
+from discrete_robot.model.dynamics import RigidBodySystem
+from discrete_robot.model.urdf_reader import model_from_urdf
+from discrete_robot.space.recursive import momentum_report
+from discrete_robot.space.robot import SpaceRobot
+from discrete_robot.space.simulation import simulate
+from discrete_robot.space.state import rest_state
+
+
+def _link(name: str, mass: float, com: str, inertia: tuple[float, float, float]) -> str:
+    ixx, iyy, izz = inertia
+    return (f'<link name="{name}"><inertial><origin xyz="{com}" rpy="0.1 0.2 0.3"/><mass value="{mass}"/>'
+            f'<inertia ixx="{ixx}" iyy="{iyy}" izz="{izz}" ixy="0" ixz="0" iyz="0"/></inertial></link>')
+
+
+def _joint(name: str, kind: str, parent: str, child: str, xyz: str, rpy: str = "0 0 0", axis: str = "0 0 1") -> str:
+    return (f'<joint name="{name}" type="{kind}"><parent link="{parent}"/><child link="{child}"/>'
+            f'<origin xyz="{xyz}" rpy="{rpy}"/><axis xyz="{axis}"/></joint>')
+
+
+#: base (with a fixed camera), arm "left" of three links, arm "right" of one link that carries two fingers
+SATELLITE = "<robot name='satellite'>" + "".join([
+    _link("bus", 200.0, "0.01 -0.02 0.03", (30.0, 40.0, 35.0)),
+    _link("camera", 5.0, "0 0 0.05", (0.02, 0.02, 0.01)),
+    _joint("camera_mount", "fixed", "bus", "camera", "0.5 0 0.5", "0 0.3 0"),
+    _link("left_1", 8.0, "0.3 0 0", (0.05, 0.3, 0.3)),
+    _joint("left_shoulder", "revolute", "bus", "left_1", "0.6 0.4 0", "0 0 0.2", "0 0 1"),
+    _link("left_2", 6.0, "0.25 0 0", (0.04, 0.2, 0.2)),
+    _joint("left_elbow", "continuous", "left_1", "left_2", "0.6 0 0", "0.3 0 0", "0 1 0"),
+    _link("left_3", 2.0, "0.1 0 0", (0.01, 0.03, 0.03)),
+    _joint("left_wrist", "revolute", "left_2", "left_3", "0.5 0 0", "0 0 0", "1 0 0"),
+    _link("left_tool", 0.5, "0.02 0 0", (0.001, 0.001, 0.001)),
+    _joint("left_tool_mount", "fixed", "left_3", "left_tool", "0.2 0 0"),
+    _link("right_1", 7.0, "0.3 0 0", (0.05, 0.25, 0.25)),
+    _joint("right_shoulder", "revolute", "bus", "right_1", "-0.6 -0.4 0", "0 0 3.0", "0 0 1"),
+    _link("right_finger_a", 1.0, "0.1 0 0", (0.005, 0.01, 0.01)),
+    _joint("right_a", "revolute", "right_1", "right_finger_a", "0.6 0.05 0", "0 0 0", "0 0 1"),
+    _link("right_finger_b", 1.0, "0.1 0 0", (0.005, 0.01, 0.01)),
+    _joint("right_b", "revolute", "right_1", "right_finger_b", "0.6 -0.05 0", "0 0 0", "0 1 0"),
+]) + "</robot>"
+
+
+@pytest.fixture(scope="module")
+def satellite() -> SpaceRobot:
+    return SpaceRobot.from_model(model_from_urdf(SATELLITE, "satellite", floating_base=True))
+
+
+def test_urdf_bodies_and_arms_keep_their_names(satellite):
+    assert [link.name for link in satellite.links] == ["left_1", "left_2", "left_3", "right_1", "right_finger_a",
+                                                       "right_finger_b"]
+    assert len(satellite.arms) == 2 and len(satellite.arms[1]) == 3     # the right arm branches
+    assert satellite.base_mass == pytest.approx(205.0)                   # the camera lumped into the bus
+    assert satellite.total_mass == pytest.approx(205.0 + 8 + 6 + 2 + 0.5 + 7 + 1 + 1)
+
+
+def test_kinetic_energy_with_the_base_at_rest_is_the_fixed_base_dynamics_of_the_same_file(satellite):
+    """Base held at rest, joints moving: the space robot's T (its recursive kinematics) equals ½ q̇ᵀ M(q) q̇ of the
+    same URDF as a fixed-base arm (the composite-rigid-body kernel), a second formulation."""
+    fixed = RigidBodySystem(model_from_urdf(SATELLITE, "satellite"))
+    rng = np.random.default_rng(0)
+    for _ in range(3):
+        q, qd = rng.uniform(-1.0, 1.0, satellite.dof), rng.uniform(-1.0, 1.0, satellite.dof)
+        state = replace(rest_state(satellite), joint_angles=q, joint_rates=qd)
+        expected = 0.5 * qd @ fixed.mass_matrix(q) @ qd
+        assert momentum_report(satellite, state).kinetic_energy == pytest.approx(expected, rel=1e-12)
+
+
+def test_free_motion_conserves_linear_and_angular_momentum(satellite):
+    rng = np.random.default_rng(1)
+    state = replace(rest_state(satellite), joint_rates=rng.uniform(-1.0, 1.0, satellite.dof),
+                    base_angular_velocity=np.array([0.02, -0.01, 0.03]), base_velocity=np.array([0.01, 0.0, -0.02]))
+    start = momentum_report(satellite, state)
+    samples = simulate(satellite, state, duration=5.0, dt=0.01, times=np.linspace(0.0, 5.0, 6))
+    for sample in samples:
+        np.testing.assert_allclose(sample.momentum.linear, start.linear, rtol=0,
+                                   atol=1e-10 * np.linalg.norm(start.linear))
+        np.testing.assert_allclose(sample.momentum.angular, start.angular, rtol=0,
+                                   atol=1e-10 * np.linalg.norm(start.angular))
+    assert np.abs(samples[-1].joint_positions - samples[0].joint_positions).max() > 0.5   # the arms moved
+
+
+def test_floating_base_needs_mass_and_refuses_mimic():
+    massless = SATELLITE.replace('<mass value="200.0"/>', '<mass value="0"/>').replace(
+        '<mass value="5.0"/>', '<mass value="0"/>')
+    with pytest.raises(ModelError, match="link 'bus': a free-floating base needs a mass > 0"):
+        model_from_urdf(massless, "satellite", floating_base=True)
+    right_b = _joint("right_b", "revolute", "right_1", "right_finger_b", "0.6 -0.05 0", "0 0 0", "0 1 0")
+    mimic = SATELLITE.replace(right_b, right_b.replace("</joint>", '<mimic joint="right_a"/></joint>'))
+    with pytest.raises(ModelError, match=r"mimic joints \(right_b\) are not supported"):
+        SpaceRobot.from_model(model_from_urdf(mimic, "satellite", floating_base=True))
+
+
+def test_space_simulate_takes_a_urdf(tmp_path):
+    path = tmp_path / "satellite.urdf"
+    path.write_text(SATELLITE)
+    result = subprocess.run([sys.executable, "-m", "discrete_robot", "space", "simulate", "--config", str(path),
+                             "--duration", "1", "--times", "0,1", "--json"], capture_output=True, text=True, check=True)
+    assert '"robot": "satellite"' in result.stdout
