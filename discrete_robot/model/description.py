@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import yaml
 from transforms3d.euler import euler2mat
 
 from discrete_robot.errors import ModelError
@@ -289,18 +288,13 @@ def load_model(path, xacro_args: dict | None = None, floating_base: bool = False
 
     if path.suffix.lower() in XACRO_SUFFIXES:
         return urdf_reader.load_xacro(path, xacro_args or {}, floating_base=floating_base)
-    try:
-        text = path.read_text()
-    except OSError as error:
-        raise ModelError(f"model file {path}: cannot be read ({error.strerror or error})") from error
+    from discrete_robot.config_files import parse_yaml, read_text
+
+    text = read_text(path, "model file")    # the one defensive reader of start-up files (config_files)
     if path.suffix.lower() in URDF_SUFFIXES or text.lstrip().startswith("<"):
         return urdf_reader.model_from_urdf(text, source=str(path), floating_base=floating_base,
                                            directory=path.parent)
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as error:
-        raise ModelError(f"model file {path}: invalid YAML ({error})") from error
-    return model_from_dict(data, source=str(path))
+    return model_from_dict(parse_yaml(text, f"model file {path}"), source=str(path))
 
 
 def model_from_dict(data, source: str = "<dict>") -> RobotModel:

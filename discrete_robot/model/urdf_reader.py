@@ -34,6 +34,7 @@ from pathlib import Path
 import numpy as np
 from transforms3d.euler import euler2mat
 
+from discrete_robot.config_files import regular_file
 from discrete_robot.errors import ModelError
 from discrete_robot.model.description import (
     Base,
@@ -60,21 +61,12 @@ class MeshWarning(UserWarning):
 # ----------------------------------------------------------------------------------------------- entry points
 
 
-def load_urdf(path, floating_base: bool = False, gravity=None) -> RobotModel:
-    """A model from a URDF file (see :func:`model_from_urdf`)."""
-    path = Path(path)
-    try:
-        text = path.read_text()
-    except OSError as error:
-        raise ModelError(f"model file {path}: cannot be read ({error.strerror or error})") from error
-    return model_from_urdf(text, str(path), floating_base=floating_base, gravity=gravity, directory=path.parent)
-
-
 def expand_xacro(path, args: dict | None = None) -> str:
     """The URDF text of a xacro file, its ``xacro:arg``s set from ``args`` (name -> value)."""
     import xacro
 
     mappings = {str(key): str(value) for key, value in (args or {}).items()}
+    regular_file(path, "model file")     # xacro opens the file itself: refuse a FIFO or a device first
     try:
         document = xacro.process_file(str(path), mappings=mappings)
     except Exception as error:  # xacro raises its own XacroException, but also NameError, OSError, ... from a file
