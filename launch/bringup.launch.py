@@ -1,7 +1,7 @@
 """The whole system: every capability launch file, one RViz.
 
 ros2 launch discrete_robot bringup.launch.py [model_file:=...] [rviz:=true] [use_sim_time:=false]
-    [publish_tf:=false]
+    [publish_tf:=false] [foxglove:=true] [foxglove_port:=8765]
 
 The planner, the simulator and the manipulation node load the same arm model (model_file), so the
 planner -> joint_trajectory -> simulator -> joint_states -> robot_state_publisher
@@ -14,7 +14,7 @@ from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, GroupAction, IncludeLaunchDescription
 from launch.substitutions import LaunchConfiguration
 
-from discrete_robot.ros.launch_support import package_file, rviz
+from discrete_robot.ros.launch_support import foxglove_arguments, foxglove_bridge, package_file, rviz
 
 #: each include: the bringup arguments it forwards, and fixed arguments
 CAPABILITIES = {
@@ -42,6 +42,8 @@ def generate_launch_description():
         DeclareLaunchArgument("publish_tf", default_value="false",
                               description="the simulators publish every link's TF (no robot_state_publisher)"),
         DeclareLaunchArgument("rviz", default_value="true", description="start RViz"),
+        *foxglove_arguments(),
         *(include(name, forwarded, fixed) for name, (forwarded, fixed) in CAPABILITIES.items()),
         rviz(),
+        foxglove_bridge(),
     ])

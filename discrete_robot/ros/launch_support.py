@@ -5,7 +5,9 @@ when the launch runs, from the same model file the simulator loads: the robot
 RViz shows is always the robot that is simulated.
 """
 
-from launch.actions import DeclareLaunchArgument, OpaqueFunction
+import sys
+
+from launch.actions import DeclareLaunchArgument, ExecuteProcess, OpaqueFunction
 from launch.conditions import IfCondition, UnlessCondition
 from launch.substitutions import LaunchConfiguration, PathJoinSubstitution
 from launch_ros.actions import Node
@@ -73,3 +75,18 @@ def rviz() -> Node:
                 arguments=["-d", package_file("rviz", "discrete_robot.rviz")],
                 parameters=[{"use_sim_time": LaunchConfiguration("use_sim_time")}],
                 condition=IfCondition(LaunchConfiguration("rviz")))
+
+
+def foxglove_arguments() -> list[DeclareLaunchArgument]:
+    """``foxglove`` (serve every topic to Foxglove) and ``foxglove_port``."""
+    return [DeclareLaunchArgument("foxglove", default_value="false",
+                                  description="serve every topic over the Foxglove WebSocket protocol (live 3D view)"),
+            DeclareLaunchArgument("foxglove_port", default_value="8765", description="its port on 127.0.0.1")]
+
+
+def foxglove_bridge() -> ExecuteProcess:
+    """discrete_robot.ros.foxglove_bridge (as ``bringup --foxglove``), when the launch argument foxglove is
+    true."""
+    return ExecuteProcess(cmd=[sys.executable, "-m", "discrete_robot.ros.foxglove_bridge",
+                               "--port", LaunchConfiguration("foxglove_port")],
+                          output="screen", condition=IfCondition(LaunchConfiguration("foxglove")))

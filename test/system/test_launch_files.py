@@ -18,7 +18,9 @@ from discrete_robot.nodes.bringup import COMPONENTS
 
 REPO = Path(__file__).resolve().parents[2]
 LAUNCH_FILES = sorted((REPO / "launch").glob("*.launch.py"))
-CAPABILITY_LAUNCH_FILES = [p for p in LAUNCH_FILES if p.name != "bringup.launch.py"]
+#: examples of composing the nodes (not one per capability)
+EXAMPLES = {"two_arms.launch.py"}
+CAPABILITY_LAUNCH_FILES = [p for p in LAUNCH_FILES if p.name not in {"bringup.launch.py", *EXAMPLES}]
 
 
 def literal_calls(path: Path, function: str) -> list[ast.Call]:
@@ -65,7 +67,7 @@ def console_scripts() -> dict[str, str]:
 
 def test_there_is_a_launch_file_per_capability_and_a_bringup():
     names = {p.name for p in LAUNCH_FILES}
-    assert names == {"bringup.launch.py", *(c.launch_file for c in COMPONENTS)}
+    assert names == {"bringup.launch.py", *EXAMPLES, *(c.launch_file for c in COMPONENTS)}
 
 
 @pytest.mark.parametrize("path", CAPABILITY_LAUNCH_FILES, ids=lambda p: p.name)
@@ -159,3 +161,11 @@ def test_bringup_has_one_clock_in_the_launch_file_and_in_bringup():
     composed = {c.node: dict(c.overrides) for c in COMPONENTS}
     assert composed["space_robot_node"] == {"publish_clock": False}
     assert composed["discrete_robot_node"].get("publish_clock", True)
+
+
+def test_the_two_arm_example_has_one_clock_and_a_namespace_and_frame_prefix_per_arm():
+    tree = ast.parse((REPO / "launch" / "two_arms.launch.py").read_text())
+    arms = ast.literal_eval(next(n.value for n in ast.walk(tree)
+                                 if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", None) == "ARMS"))
+    assert len(arms) == 2 and sorted(arms.values()) == [False, True]
+    assert {"frame_prefix", "publish_clock"} <= node_parameter_names("discrete_robot_node")
