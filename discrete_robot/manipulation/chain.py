@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from discrete_robot import budget
 from discrete_robot.discrete.dissipation import Dissipation
 from discrete_robot.discrete.simulation import FixedStepSimulation
 from discrete_robot.discrete.tracking import TrajectoryReference, tracking_torques
@@ -56,7 +57,8 @@ class ExecutedPush:
 def execute_pushes(arm: ArmFinger, scene: TableScene, trajectory: FingerTrajectory, pose, time_step: float = 1e-3,
                    settle: float = 0.5, kp: float = 400.0, kd: float = 40.0) -> ExecutedPush:
     """Simulate the arm tracking ``trajectory`` (then ``settle`` s holding its end) at ``time_step``, the object
-    at ``pose`` responding to the actual fingertip (module docstring)."""
+    at ``pose`` responding to the actual fingertip (module docstring). Bounded work: :func:`budget.check` every
+    step."""
     model = arm.model
     system = RigidBodySystem(model)
     simulation = FixedStepSimulation(system, "discrete", time_step, trajectory.q[0], np.zeros(model.dof),
@@ -67,6 +69,7 @@ def execute_pushes(arm: ArmFinger, scene: TableScene, trajectory: FingerTrajecto
     record = {"t": [0.0], "q": [simulation.q], "effort": [np.zeros(model.dof)], "finger": [state.finger],
               "poses": [state.pose]}
     for _ in range(steps):
+        budget.check()
         tau = tracking_torques(system, simulation.q, simulation.qd, reference.sample(simulation.time), kp, kd,
                                model.effort_limits)
         simulation.step(1, lambda t, q, qd, tau=tau: tau)

@@ -48,8 +48,9 @@ from scipy.sparse import coo_array
 from scipy.sparse.csgraph import connected_components
 from scipy.spatial import KDTree
 
+from discrete_robot.errors import InputError
 from discrete_robot.pushing import compiled
-from discrete_robot.pushing.polygon import centroid, perp, signed_area
+from discrete_robot.pushing.polygon import centroid, contains, perp, signed_area
 
 #: beyond this many footprint radii from the centroid the center of rotation counts as far (quadrature branch):
 #: there the closed forms lose ~eps FAR^2 to cancellation while the fixed rules err by ~FAR^(-2 order); the
@@ -246,3 +247,66 @@ class UniformPolygonSupport:
 
     def dissipation(self, twist, hessian=False):
         return _dissipation(self.kernel, twist, hessian)
+
+
+#: the support distributions an object can stand on (:func:`pressure_points`)
+PRESSURES = ("uniform", "rim", "three_point")
+#: a drawn stool is refused unless every leg carries at least this share of the weight: a centre of mass on an
+#: edge of the legs' triangle is about to tip, and a leg with nothing on it is no leg
+MIN_LEG_SHARE = 0.05
+#: legs drawn per attempt at a stool (rejection sampling) before giving up on the footprint
+LEG_DRAWS = 1000
+
+
+def rim_support(footprint: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray]:
+    """An object standing on its rim: ``count`` support points at the midpoints of equal arcs of the outline of
+    ``footprint`` (counter-clockwise (k, 2), m), equal weights: a uniform pressure per unit length of the outline
+    by the midpoint rule (the weight over the outline's centroid, which for a centrally symmetric footprint is the
+    area centroid)."""
+    closed = np.vstack([footprint, footprint[:1]])
+    arc = np.concatenate([[0.0], np.cumsum(np.linalg.norm(np.diff(closed, axis=0), axis=1))])
+    s = (np.arange(count) + 0.5) * arc[-1] / count
+    return np.column_stack([np.interp(s, arc, closed[:, 0]), np.interp(s, arc, closed[:, 1])]), np.ones(count)
+
+
+def leg_shares(legs: np.ndarray, point: np.ndarray) -> np.ndarray:
+    """The shares of a weight at ``point`` that three legs (3, 2) carry: the barycentric coordinates of ``point``
+    in their triangle, the only normal forces w with sum w = 1 and sum w r = point (forces and both moments
+    balance); NaN for collinear legs."""
+    matrix = np.vstack([legs.T, np.ones(3)])
+    if abs(np.linalg.det(matrix)) <= 1e-12 * np.max(np.ptp(legs, axis=0)) ** 2:
+        return np.full(3, np.nan)
+    return np.linalg.solve(matrix, np.append(point, 1.0))
+
+
+def three_point_support(footprint: np.ndarray, rng: np.random.Generator,
+                        min_share: float = MIN_LEG_SHARE) -> tuple[np.ndarray, np.ndarray]:
+    """An object on three legs at random: legs drawn uniformly over the footprint (rejection from its bounding
+    box) until their triangle holds the area centroid (the centre of mass of a uniform object) with every leg
+    carrying at least ``min_share`` of the weight; the weights are those shares (:func:`leg_shares`).
+    InputError when no such stool turns up in LEG_DRAWS attempts (a footprint too thin for it)."""
+    mass_centre = centroid(footprint)
+    low, high = footprint.min(axis=0), footprint.max(axis=0)
+    for _ in range(LEG_DRAWS):
+        legs = []
+        while len(legs) < 3:
+            point = low + (high - low) * rng.random(2)
+            if contains(footprint, point[None])[0]:
+                legs.append(point)
+        legs = np.array(legs)
+        shares = leg_shares(legs, mass_centre)
+        if np.all(shares >= min_share):
+            return legs, shares
+    raise InputError(f"no three legs with every share >= {min_share:g} of the weight in {LEG_DRAWS} draws "
+                     "over this footprint")
+
+
+def pressure_points(footprint: np.ndarray, pressure: str, rng: np.random.Generator,
+                    rim_points: int = 32) -> tuple[np.ndarray, np.ndarray] | None:
+    """Support points and weights of ``pressure`` (one of PRESSURES) under ``footprint``, or None for the uniform
+    pressure (integrated exactly by :class:`UniformPolygonSupport`); ``rng`` draws three legs."""
+    if pressure == "rim":
+        return rim_support(footprint, rim_points)
+    if pressure == "three_point":
+        return three_point_support(footprint, rng)
+    return None

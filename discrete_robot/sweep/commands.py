@@ -1,0 +1,50 @@
+"""``sweep run``: check the spec, build its cases, run them (:mod:`.engine`), write the summary and plots."""
+
+import json
+from pathlib import Path
+
+import yaml
+
+from discrete_robot.errors import InputError
+from discrete_robot.sweep.cases import expand
+from discrete_robot.sweep.experiments import EXPERIMENTS
+from discrete_robot.sweep.plots import PLOTS
+from discrete_robot.sweep.spec import parse_spec, read_spec
+
+
+def prepare(raw: dict, experiments: dict = EXPERIMENTS):
+    """(spec, experiment, cases) of a spec mapping: everything checked (InputError naming the key)."""
+    spec = parse_spec(raw, experiments)
+    experiment = experiments[spec.experiment]
+    return spec, experiment, expand(spec, experiment)
+
+
+def sweep(raw: dict, output_dir: Path, workers: int | None = None, address: str | None = None,
+          resume: bool = False, progress: bool = True, experiments: dict = EXPERIMENTS) -> dict:
+    """Run a spec mapping into ``output_dir``: the engine's summary plus ``plots``, ``metrics`` (the experiment's
+    headline numbers) and the paths of ``summary.json`` and the spec kept with the results."""
+    from discrete_robot.cli import to_jsonable
+    from discrete_robot.sweep.engine import run_sweep
+
+    if workers is not None and workers < 1:
+        raise InputError(f"--workers: must be at least 1, got {workers}")
+    spec, experiment, cases = prepare(raw, experiments)
+    output_dir = Path(output_dir)
+    summary = run_sweep(spec, experiment, cases, output_dir, workers, address, resume, progress)
+    table = summary.pop("table")
+    ids = {case.id for case in cases}
+    table = table.filter([case in ids for case in table.column("case").to_pylist()])
+    plot = PLOTS.get(experiment.name)
+    summary["plots"], summary["metrics"] = plot(table, output_dir) if plot else ([], {})
+    (output_dir / "spec.yaml").write_text(yaml.safe_dump(raw, sort_keys=False))
+    summary["summary"] = output_dir / "summary.json"
+    summary["summary"].write_text(json.dumps(to_jsonable(summary), indent=2))
+    return summary
+
+
+def run(args) -> dict:
+    summary = sweep(read_spec(args.spec), args.output_dir, args.workers, args.address, args.resume, args.progress)
+    if summary["interrupted"]:
+        summary["success"] = False
+        summary["message"] = "interrupted: the finished cases are kept; --resume computes the others"
+    return summary

@@ -1,0 +1,179 @@
+"""The sweep engine on Ray: a local instance with N workers, or an existing cluster (``address``).
+
+Ray and pyarrow are imported here (and in :mod:`.results`) only, when a sweep runs, so nothing else pays for
+them. The driver keeps one task in flight per worker: each task runs a batch of cases in a worker process
+(:func:`run_cases`: every case under ``budget.limited(case_timeout)``, its exception recorded as a failed row)
+and returns its rows as an Arrow table, which the driver writes at once as a part (:mod:`.results`).
+Batches follow guided self-scheduling: a new task takes ceil(remaining / (2 workers)) cases, at most the
+spec's ``batch``, so cheap cases share a task (Ray's per-task cost stays a small fraction of the work) and the
+last tasks are small (no worker waits on a long tail).
+
+What goes wrong on clusters:
+
+- a case that raises or runs out of its ``case_timeout`` (the core's long loops poll :mod:`discrete_robot.budget`)
+  is a failed row with the reason, inside its task;
+- a task whose worker dies (``WorkerCrashedError``: a crash, the OOM killer, a lost node) is retried
+  ``retries`` times by Ray (``max_retries``); when it still fails, a batch is split and its cases run one per
+  task, so only the case that kills its worker fails;
+- a task with no result after ``case_timeout`` per case plus START_GRACE, times 1 + ``retries`` (code that
+  never polls the budget) is cancelled with its worker (``ray.cancel(force=True)``) and split the same way;
+- Ctrl-C (or SIGTERM) cancels the tasks in flight, stops the workers and keeps every finished row.
+"""
+
+import contextlib
+import logging
+import math
+import os
+import signal
+import socket
+import sys
+import time
+from collections import deque
+from pathlib import Path
+
+from discrete_robot import budget
+from discrete_robot.sweep.results import ResultStore, case_row, rows_table
+
+#: s a task may take beyond its cases' timeouts before it is cancelled: a fresh worker's imports and kernel loads
+START_GRACE = 10.0
+#: s between the driver's checks of deadlines while it waits for results
+POLL = 0.5
+
+
+def run_cases(experiment, cases: list, case_timeout: float):
+    """Run ``cases`` in this worker process; their rows as an Arrow table (module docstring)."""
+    worker = f"{socket.gethostname()}:{os.getpid()}"
+    rows = []
+    for case in cases:
+        started = time.perf_counter()
+        try:
+            with budget.limited(case_timeout, "case_timeout"):
+                metrics, status, error = experiment.function(case.inputs, case.seed), "ok", ""
+        except Exception as exception:  # any failure of a case is its row's reason; the batch goes on
+            metrics, status, error = {}, "failed", f"{type(exception).__name__}: {exception}"
+        rows.append(case_row(case, status, error, metrics, time.perf_counter() - started, worker))
+    return rows_table(experiment, rows)
+
+
+def _start_ray(workers: int | None, address: str | None) -> tuple[object, int]:
+    """Ray started locally (loopback only, ``workers`` CPUs) or connected to ``address``; (ray, workers)."""
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    if address is None:
+        # a local instance serves this process only: every Ray socket on 127.0.0.1 (Ray's single-machine mode;
+        # read when ray is first imported)
+        os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+    import ray
+
+    options = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.WARNING}
+    if address is None:
+        workers = workers or os.cpu_count() or 1
+        ray.init(num_cpus=workers, **options)
+    else:
+        ray.init(address=address, **options)
+        workers = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
+    return ray, workers
+
+
+def _failure_reason(error) -> str:
+    import ray
+
+    if isinstance(error, ray.exceptions.WorkerCrashedError):
+        return "worker crashed: the worker process running this case died (retried, and died again)"
+    return f"{type(error).__name__}: {str(error).strip().splitlines()[0] if str(error).strip() else ''}"
+
+
+def run_sweep(spec, experiment, cases: list, output_dir: Path, workers: int | None = None,
+              address: str | None = None, resume: bool = False, progress: bool = True) -> dict:
+    """Run the cases of ``spec`` not already ok in ``output_dir`` (with ``resume``); a summary of the run:
+    cases, computed, reused, failed (rows of this spec's cases that failed, this run or before), interrupted,
+    engine, address, workers, wall_s and the results table (``table``, pyarrow)."""
+    from tqdm import tqdm
+
+    started = time.perf_counter()
+    store = ResultStore(output_dir, experiment, resume)
+    done = store.done() if resume else set()
+    todo = deque(case for case in cases if case.id not in done)
+    reused, interrupted, used = len(cases) - len(todo), False, workers or 0
+    if todo:
+        ray, used = _start_ray(workers, address)
+        remote = ray.remote(run_cases).options(num_cpus=1, max_retries=spec.retries)
+        bar = tqdm(total=len(todo), desc=f"sweep {experiment.name}", unit="case", file=sys.stderr,
+                   disable=not progress, smoothing=0.05)
+        previous = signal.signal(signal.SIGTERM, signal.default_int_handler)
+        try:
+            # Ray's driver prints the raylet's error reports (a worker died, a task is retried) on sys.stdout
+            # (ray/_private/worker.py, listen_error_messages): they go to stderr, stdout keeps the summary
+            with contextlib.redirect_stdout(sys.stderr):
+                _drive(ray, remote, ray.put(experiment), experiment, spec, todo, used, store, bar)
+        except KeyboardInterrupt:
+            interrupted = True
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+            bar.close()
+            ray.shutdown()
+    table = store.consolidate()
+    ids = {case.id for case in cases}
+    statuses = [s for c, s in zip(table.column("case").to_pylist(), table.column("status").to_pylist(),
+                                  strict=True) if c in ids]
+    return {"experiment": experiment.name, "cases": len(cases), "computed": store.rows, "reused": reused,
+            "failed": statuses.count("failed"),
+            "interrupted": interrupted, "engine": "ray", "address": address or "local", "workers": used,
+            "wall_s": time.perf_counter() - started, "results": store.path, "table": table}
+
+
+def _drive(ray, remote, experiment_ref, experiment, spec, todo: deque, workers: int, store: ResultStore,
+           bar) -> None:
+    """Keep one task per worker in flight until every case has a row. On
+    KeyboardInterrupt the tasks in flight are cancelled (their workers stopped) and it propagates."""
+    isolated: deque = deque()
+    in_flight: dict = {}
+    failed = 0
+
+    def submit():
+        if isolated:
+            batch = [isolated.popleft()]
+        else:
+            size = min(spec.batch, max(1, math.ceil(len(todo) / (2 * workers))))
+            batch = [todo.popleft() for _ in range(size)]
+        ref = remote.remote(experiment_ref, batch, spec.case_timeout)
+        in_flight[ref] = (batch, time.monotonic(), (spec.retries + 1) * (spec.case_timeout * len(batch) + START_GRACE))
+
+    def record(table):
+        nonlocal failed
+        store.write(table)
+        failed += table.column("status").to_pylist().count("failed")
+        bar.update(table.num_rows)
+        bar.set_postfix(failed=failed, refresh=False)
+
+    def give_up(batch, submitted: float, reason: str):
+        """A batch of one fails with ``reason``; a larger one runs again one case per task."""
+        if len(batch) > 1:
+            isolated.extend(batch)
+            return
+        record(rows_table(experiment, [case_row(batch[0], "failed", reason, {}, time.monotonic() - submitted, "")]))
+
+    try:
+        while todo or isolated or in_flight:
+            while (todo or isolated) and len(in_flight) < workers:
+                submit()
+            ready, _ = ray.wait(list(in_flight), num_returns=1, timeout=POLL)
+            for ref in ready:
+                batch, submitted, _ = in_flight.pop(ref)
+                try:
+                    table = ray.get(ref)
+                except ray.exceptions.RayError as error:
+                    give_up(batch, submitted, _failure_reason(error))
+                    continue
+                record(table)
+            now = time.monotonic()
+            for ref, (batch, submitted, allowed) in list(in_flight.items()):
+                if now - submitted > allowed:
+                    ray.cancel(ref, force=True)
+                    del in_flight[ref]
+                    give_up(batch, submitted, f"timed out: no result in {allowed:g} s (case_timeout = "
+                                              f"{spec.case_timeout:g} s, {START_GRACE:g} s for a worker's start, "
+                                              f"{spec.retries} retries); its worker was stopped")
+    except KeyboardInterrupt:
+        for ref in in_flight:
+            ray.cancel(ref, force=True)
+        raise

@@ -1,0 +1,106 @@
+"""Sweep results as Parquet (pyarrow), written as they arrive.
+
+One row per case: ``case`` (id), ``sample``, ``seed``, every input by name, ``status`` (ok / failed),
+``error``, the experiment's metrics (null when failed), ``wall_s`` and ``worker`` (host:pid). Every finished
+task's rows go at once to their own part file, ``DIR/parts/<run>-<n>.parquet``, written under a temporary name
+and renamed (an atomic step), so a killed sweep loses only the tasks in flight. :meth:`ResultStore.consolidate`
+merges ``DIR/results.parquet`` and the parts into a new ``results.parquet`` (again written aside and renamed),
+then removes the parts; for a case with several rows (a failure re-run by ``--resume``) the last written wins.
+pyarrow is imported here only, and this module only by the sweep engine.
+"""
+
+import os
+import time
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from discrete_robot.errors import InputError
+
+RESULTS = "results.parquet"
+PARTS = "parts"
+#: the Arrow type of each input and metric kind (discrete_robot.sweep.spec.KINDS, experiments.Metric)
+TYPES = {"number": pa.float64(), "integer": pa.int64(), "boolean": pa.bool_(), "choice": pa.string(),
+         "text": pa.string(), "vector": pa.list_(pa.float64()), "matrix": pa.list_(pa.list_(pa.float64()))}
+
+
+def schema(experiment) -> pa.Schema:
+    """The results' columns for ``experiment`` (module docstring)."""
+    return pa.schema([("case", pa.string()), ("sample", pa.int64()), ("seed", pa.int64()),
+                      *((i.name, TYPES[i.kind]) for i in experiment.inputs),
+                      ("status", pa.string()), ("error", pa.string()),
+                      *((m.name, TYPES[m.kind]) for m in experiment.metrics),
+                      ("wall_s", pa.float64()), ("worker", pa.string())])
+
+
+def rows_table(experiment, rows: list[dict]) -> pa.Table:
+    """Rows (case fields, inputs, status, error, metrics, wall_s, worker) as a table of :func:`schema`."""
+    return pa.Table.from_pylist(rows, schema=schema(experiment))
+
+
+def case_row(case, status: str, error: str, metrics: dict, wall_s: float, worker: str) -> dict:
+    return {"case": case.id, "sample": case.sample, "seed": case.seed, **case.inputs, "status": status,
+            "error": error, **metrics, "wall_s": wall_s, "worker": worker}
+
+
+class ResultStore:
+    """``DIR/results.parquet`` and the parts of the running sweep (module docstring)."""
+
+    def __init__(self, directory: Path, experiment, resume: bool):
+        self.directory = Path(directory)
+        self.path = self.directory / RESULTS
+        self.parts = self.directory / PARTS
+        self.schema = schema(experiment)
+        self.run = time.strftime("%Y%m%dT%H%M%S")
+        self.count = 0
+        #: rows written by this run
+        self.rows = 0
+        if not resume and (self.path.exists() or self._part_files()):
+            raise InputError(f"--output-dir: {self.path} (or parts of a killed sweep) already exists: add --resume "
+                             "to continue that sweep, or choose another folder")
+        self.parts.mkdir(parents=True, exist_ok=True)
+
+    def _part_files(self) -> list[Path]:
+        return sorted(self.parts.glob("*.parquet")) if self.parts.is_dir() else []
+
+    def write(self, table: pa.Table) -> None:
+        """One finished task's rows, as their own part (atomic)."""
+        self.count += 1
+        self.rows += table.num_rows
+        target = self.parts / f"{self.run}-{self.count:06d}.parquet"
+        temporary = target.with_suffix(".tmp")
+        pq.write_table(table.cast(self.schema), temporary)
+        os.replace(temporary, target)
+
+    def read(self) -> pa.Table:
+        """Every row kept so far (results.parquet, then the parts in the order written), the last row of each
+        case only."""
+        files = ([self.path] if self.path.exists() else []) + self._part_files()
+        try:
+            tables = [pq.read_table(f, schema=self.schema) for f in files]
+        except (pa.ArrowInvalid, KeyError, OSError) as error:
+            raise InputError(f"--resume: {self.directory} holds results another experiment or version wrote "
+                             f"({error})") from None
+        if not tables:
+            return self.schema.empty_table()
+        table = pa.concat_tables(tables)
+        last = {case: k for k, case in enumerate(table.column("case").to_pylist())}
+        return table.take(sorted(last.values()))
+
+    def done(self) -> set[str]:
+        """Ids of the cases with an ok row."""
+        table = self.read()
+        return {case for case, status in zip(table.column("case").to_pylist(), table.column("status").to_pylist(),
+                                             strict=True) if status == "ok"}
+
+    def consolidate(self) -> pa.Table:
+        """Merge everything into results.parquet (atomic), remove the parts; the table written."""
+        table = self.read()
+        parts = self._part_files()
+        temporary = self.path.with_suffix(".tmp")
+        pq.write_table(table, temporary)
+        os.replace(temporary, self.path)
+        for part in parts:
+            part.unlink()
+        return table
