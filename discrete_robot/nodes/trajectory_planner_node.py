@@ -22,14 +22,22 @@ goal succeeded, ``execution_error_code`` its error code, the trajectory's header
 which execution began (from the first feedback). A server that does not answer within ``execution_timeout``
 wall-clock seconds beyond the plan's duration has the goal canceled and the request fails.
 
-Publishes
-- ``joint_trajectory`` (trajectory_msgs/JointTrajectory, reliable, volatile): every successful plan that is
-  not executed through the action, which ``discrete_robot_node`` executes (``publish_plans``).
+Publishes, for display only (``publish_plans``; each successful plan, executed or not; latched, so a viewer
+started later shows the last plan). A plan never moves the arm unless ``execute`` asks: nothing is published
+on a controller's command topic (``<controller>/joint_trajectory``, which the simulator tracks).
+- ``planned_trajectory`` (trajectory_msgs/JointTrajectory): the plan, as the service answers it.
+- ``planned_path`` (visualization_msgs/MarkerArray): the tool point's path through the plan (the model's
+  fingertip, else the tip of its last link), a LINE_STRIP in ``<frame_prefix><base link>``, stamped with the
+  node clock, for RViz's or Foxglove's 3D view.
+MoveIt publishes its plans on ``display_planned_path`` as moveit_msgs/DisplayTrajectory (moveit2
+moveit_ros/planning/planning_pipeline/src/planning_pipeline.cpp, DISPLAY_PATH_TOPIC). moveit_msgs has no
+wheel, so the embedded runtime cannot publish that type, and the topic is left to MoveIt rather than used
+with another type, which would clash with MoveIt's own publishers and RViz's MotionPlanning display.
 
 Parameters: ``model_file`` (default the shipped config/planar_2link.yaml), ``grid_points``, ``smooth``,
 ``default_time_step``, ``max_min_effort_steps``, ``max_waypoints``, ``max_duration``, ``request_timeout``,
-``start_tolerance``, ``rest_tolerance``, ``publish_plans``, ``controller_name``, ``goal_time_tolerance``,
-``execution_timeout`` (config/trajectory_planner.yaml). The planning itself is
+``start_tolerance``, ``rest_tolerance``, ``publish_plans``, ``frame_prefix``, ``controller_name``,
+``goal_time_tolerance``, ``execution_timeout`` (config/trajectory_planner.yaml). The planning itself is
 :class:`discrete_robot.planning.planner.TrajectoryPlanner`.
 
 Bounded work: a request with more than ``max_waypoints`` waypoints is refused, and planning stops after
@@ -42,21 +50,29 @@ import numpy as np
 from builtin_interfaces.msg import Duration
 from control_msgs.action import FollowJointTrajectory
 from discrete_robot_interfaces.srv import PlanTrajectory
+from geometry_msgs.msg import Point
 from rclpy.action import ActionClient
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
 from sensor_msgs.msg import JointState
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+from visualization_msgs.msg import Marker, MarkerArray
 
 from discrete_robot.budget import limited
 from discrete_robot.errors import DiscreteRobotError, InputError
-from discrete_robot.model.description import load_model, package_config_path
+from discrete_robot.model.description import package_config_path
+from discrete_robot.model.inverse_kinematics import ToolPoint
+from discrete_robot.model.kinematics import forward_kinematics
 from discrete_robot.nodes.common import (
+    LATCHED_QOS,
+    ROBOT_DESCRIPTION,
     STATE_QOS,
+    TIP_LINK,
     GuardedNode,
     ParameterSpec,
     declare_parameters,
     duration_seconds,
     node_main,
+    node_model,
     positive,
     seconds_to_duration_fields,
 )
@@ -64,10 +80,17 @@ from discrete_robot.planning.planner import ArmState, PlannedTrajectory, Planner
 from discrete_robot.validation import finite_vector
 
 DEFAULT_MODEL = "planar_2link.yaml"
+#: display topics (module docstring)
+PLAN_TOPIC, PATH_TOPIC = "planned_trajectory", "planned_path"
+#: planned_path's line: width, m, and colour (RGBA)
+PATH_WIDTH = 0.01
+PATH_COLOR = (0.1, 0.6, 1.0, 1.0)
 
 PARAMETERS = [
-    ParameterSpec("model_file", "", "robot model YAML (docs/model_format.md, fixed base); empty = the shipped "
-                                    f"config/{DEFAULT_MODEL}", read_only=True),
+    ParameterSpec("model_file", "", "robot model: YAML (docs/model_format.md, fixed base), URDF or xacro; empty = "
+                                    f"the shipped config/{DEFAULT_MODEL}", read_only=True),
+    ROBOT_DESCRIPTION,
+    TIP_LINK,
     ParameterSpec("grid_points", 100, "min_time: number of path nodes over the whole path",
                   check=lambda v: None if v >= 3 else "must be >= 3", value_range=(3, 100000), read_only=True),
     ParameterSpec("smooth", False, "min_time: pass interior waypoints without stopping (spline path, NLP)",
@@ -86,8 +109,10 @@ PARAMETERS = [
                   "joint_states, rad or m", check=positive, value_range=(1e-6, 1e3), read_only=True),
     ParameterSpec("rest_tolerance", 0.05, "fastest joint speed in joint_states still taken as at rest for a "
                   "plan's start, rad/s or m/s", check=positive, value_range=(1e-6, 1e3), read_only=True),
-    ParameterSpec("publish_plans", True, "publish plans that are not executed through the action on "
-                  "joint_trajectory"),
+    ParameterSpec("publish_plans", True, f"publish every plan for display on {PLAN_TOPIC} and {PATH_TOPIC} "
+                  "(never on a command topic)"),
+    ParameterSpec("frame_prefix", "", "prefix of the TF frames, as the simulator's: planned_path's frame is "
+                                      "<frame_prefix><base link>", read_only=True),
     ParameterSpec("controller_name", "joint_trajectory_controller", "execute: the action is "
                   "<controller_name>/follow_joint_trajectory", read_only=True),
     ParameterSpec("goal_time_tolerance", 1.0, "execute: the goal's goal_time_tolerance, s", check=positive,
@@ -112,6 +137,28 @@ def trajectory_msg(plan: PlannedTrajectory) -> JointTrajectory:
     return msg
 
 
+def tool_point(model) -> ToolPoint:
+    """The point whose path planned_path draws: the model's fingertip, else the tip of its last link."""
+    if model.fingertip is not None:
+        return ToolPoint.on(model, model.fingertip.link, model.fingertip.offset)
+    return ToolPoint(len(model.links) - 1, model.links[-1].tip)
+
+
+def path_markers(model, tool: ToolPoint, positions: np.ndarray, frame: str, stamp) -> MarkerArray:
+    """The tool point's positions p(q_k) = o_k + R_k · offset (m, in the base frame) for the plan's joint
+    positions ``positions`` (K, n), as one LINE_STRIP marker."""
+    frames = forward_kinematics(model, positions)
+    rotations = frames.rotations[:, tool.link]
+    points = frames.positions[:, tool.link] + rotations @ tool.offset
+    marker = Marker(ns=PATH_TOPIC, id=0, type=Marker.LINE_STRIP, action=Marker.ADD, frame_locked=False)
+    marker.header.frame_id, marker.header.stamp = frame, stamp
+    marker.pose.orientation.w = 1.0
+    marker.scale.x = PATH_WIDTH
+    marker.color.r, marker.color.g, marker.color.b, marker.color.a = PATH_COLOR
+    marker.points = [Point(x=float(x), y=float(y), z=float(z)) for x, y, z in points]
+    return MarkerArray(markers=[marker])
+
+
 def arm_state(msg: JointState, joints) -> ArmState:
     """The arm's state in the model's joint order from a JointState naming every joint (velocities default 0)."""
     index = {name: i for i, name in enumerate(msg.name)}
@@ -127,7 +174,7 @@ def arm_state(msg: JointState, joints) -> ArmState:
 
 
 class TrajectoryPlannerNode(GuardedNode):
-    """Serves plan_trajectory for one robot model: plans, then publishes the plan or executes it."""
+    """Serves plan_trajectory for one robot model: plans, publishes the plan for display, executes it if asked."""
 
     NODE_NAME = "trajectory_planner_node"
     MULTI_THREADED = True
@@ -136,8 +183,7 @@ class TrajectoryPlannerNode(GuardedNode):
         super().__init__(self.NODE_NAME, **kwargs)
         values = declare_parameters(self, PARAMETERS)
         self.values = values
-        path = values["model_file"] or str(package_config_path(DEFAULT_MODEL))
-        model = load_model(path)
+        model = node_model(values, package_config_path(DEFAULT_MODEL))
         settings = PlannerSettings(grid_points=values["grid_points"], smooth=values["smooth"],
                                    time_step=values["default_time_step"],
                                    max_min_effort_steps=values["max_min_effort_steps"],
@@ -146,7 +192,10 @@ class TrajectoryPlannerNode(GuardedNode):
                                    rest_tolerance=values["rest_tolerance"])
         self.planner = TrajectoryPlanner(model, settings)
         self.current: ArmState | None = None
-        self.trajectory_pub = self.create_publisher(JointTrajectory, "joint_trajectory", STATE_QOS)
+        self.model, self.tool = model, tool_point(model)
+        self.path_frame = values["frame_prefix"] + model.base.name
+        self.plan_pub = self.create_publisher(JointTrajectory, PLAN_TOPIC, LATCHED_QOS)
+        self.path_pub = self.create_publisher(MarkerArray, PATH_TOPIC, LATCHED_QOS)
         self.create_subscription(JointState, "joint_states", self.on_joint_states, STATE_QOS)
         self.add_post_set_parameters_callback(
             lambda parameters: self.values.update({p.name: p.value for p in parameters}))
@@ -156,7 +205,7 @@ class TrajectoryPlannerNode(GuardedNode):
                                           callback_group=ReentrantCallbackGroup())
         self.create_service(PlanTrajectory, "plan_trajectory", self.on_plan,
                             callback_group=MutuallyExclusiveCallbackGroup())
-        self.get_logger().info(f"planning for '{model.name}' ({', '.join(model.joint_names)}) from {path}")
+        self.get_logger().info(f"planning for '{model.name}' ({', '.join(model.joint_names)})")
 
     def on_joint_states(self, msg: JointState) -> None:
         self.current = arm_state(msg, self.planner.joint_names)
@@ -180,10 +229,12 @@ class TrajectoryPlannerNode(GuardedNode):
                             + ", ".join(f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {v}"
                                         for k, v in plan.details.items()))
         self.get_logger().info(f"planned {response.message}")
+        if self.values["publish_plans"]:
+            self.plan_pub.publish(response.trajectory)
+            self.path_pub.publish(path_markers(self.model, self.tool, plan.positions, self.path_frame,
+                                               self.get_clock().now().to_msg()))
         if request.execute:
             return await self._execute(response)
-        if self.values["publish_plans"]:
-            self.trajectory_pub.publish(response.trajectory)
         return response
 
     async def _execute(self, response: PlanTrajectory.Response) -> PlanTrajectory.Response:

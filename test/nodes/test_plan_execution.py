@@ -1,12 +1,7 @@
-"""End to end: plan_trajectory plans, discrete_robot_node executes the published plan and ends at the goal.
-
-discrete_robot_node tracks the plan with computed torque (feedforward inverse dynamics + PD, saturated at
-the model's effort limits) on its own discrete-model simulation. A minimum-time plan uses the full torque
-of joint 1 throughout, so the tracker, whose feedforward comes from its own spline through the points, has
-no torque left to correct errors: braking at the limit, the arm overshoots the plan by about 0.26 rad
-(joint 2) before PD brings it back once the plan has ended. Stated tolerance: every joint within 0.01 rad of
-the goal and below 0.01 rad/s two seconds after the planned duration, and within 0.35 rad of the plan
-while it runs.
+"""End to end: plan_trajectory plans; only ``execute`` moves the arm, through the FollowJointTrajectory action
+of discrete_robot_node, which tracks the plan with computed torque (feedforward from the plan's efforts + PD,
+saturated at the model's effort limits) on its own discrete-model simulation. Without ``execute`` the arm
+holds where it is, untouched by the plan.
 """
 
 import math
@@ -17,8 +12,8 @@ import pytest
 pytestmark = pytest.mark.ros
 
 START, GOAL = [0.0, 0.0], [math.pi / 2, math.pi / 4]
-GOAL_TOLERANCE = 0.01     # rad, and rad/s for the final velocity
-TRACKING_TOLERANCE = 0.35  # rad, executed vs planned while the plan runs
+#: rad and rad/s: how still a holding arm stays (a plan-only request must not move it at all)
+HOLD_TOLERANCE = 1e-9
 
 
 def _point(positions, seconds=0.0):
@@ -33,49 +28,38 @@ def _seconds(stamp) -> float:
     return stamp.sec + stamp.nanosec * 1e-9
 
 
-def test_discrete_robot_node_follows_the_plan_to_the_goal(ros):
+def test_a_plan_without_execute_leaves_the_arm_exactly_where_it_holds(ros):
+    """The arm holds its start (hold_on_start); plan_trajectory with execute false answers and shows the plan
+    (planned_trajectory), and the arm stays where it held, through the plan's whole duration and after."""
     from discrete_robot_interfaces.srv import PlanTrajectory
-    from scipy.interpolate import interp1d
     from sensor_msgs.msg import JointState
     from trajectory_msgs.msg import JointTrajectory
 
-    simulator = ros.start("discrete_robot_node", params={"initial_positions": START, "initial_velocities": [0.0, 0.0],
-                                                          "time_step": 0.01, "publish_rate": 50.0})
+    from discrete_robot.nodes.common import LATCHED_QOS
+
+    simulator = ros.start("discrete_robot_node", params={"initial_positions": START, "time_step": 0.01,
+                                                          "publish_rate": 50.0})
     planner = ros.start("trajectory_planner_node", params={"grid_points": 100})
-    first = ros.wait_for_message("joint_states", JointState, timeout=30.0)
-    assert list(first.name) == ["joint1", "joint2"]
-    # the plan goes to the arm on a volatile topic, so the planner's publisher must have been discovered before
-    # it publishes: wait until this process sees it, then give the pair the hold below (>= 0.5 s) to match
-    assert ros.spin_until(lambda: "trajectory_planner_node" in [
-        info.node_name for info in ros.node.get_publishers_info_by_topic("joint_trajectory")], 30.0)
-    # bring the arm back to the start and hold it there (without a command gravity pulls it down)
-    ros.publish("joint_trajectory", JointTrajectory(joint_names=["joint1", "joint2"], points=[_point(START, 0.5)]))
-    ros.wait_for_message("joint_states", JointState, timeout=20.0, predicate=lambda m: (
-        np.max(np.abs(np.subtract(m.position, START))) < 1e-4 and np.max(np.abs(m.velocity)) < 1e-3))
-
+    ros.wait_for_message("joint_states", JointState, timeout=30.0)
+    ros.spin_until(lambda: ros.node.count_subscribers("joint_states") >= 2, 10.0)
     states = []
-    ros.node.create_subscription(JointState, "joint_states", states.append, 50)
-    request = PlanTrajectory.Request(waypoints=[_point(START), _point(GOAL)], method="min_time")
-    response = ros.call(PlanTrajectory, "plan_trajectory", request, timeout=60.0)
+    ros.node.create_subscription(JointState, "joint_states", states.append, 100)
+    ros.spin_until(lambda: len(states) >= 5, 10.0)
+    before = _seconds(states[-1].header.stamp)
+    response = ros.call(PlanTrajectory, "plan_trajectory", PlanTrajectory.Request(waypoints=[_point(GOAL)]),
+                        timeout=60.0)
     assert response.success, response.message
-    ros.spin_until(lambda: False, response.duration + 2.5)
-
-    plan_t = np.array([_seconds(p.time_from_start) for p in response.trajectory.points])
-    plan_q = np.array([p.positions for p in response.trajectory.points])
-    t = np.array([_seconds(s.header.stamp) for s in states])
+    assert response.execution_error_code == 0 and "executed" not in response.message
+    shown = ros.wait_for_message("planned_trajectory", JointTrajectory, timeout=20.0, qos=LATCHED_QOS)
+    np.testing.assert_allclose(shown.points[-1].positions, GOAL, atol=1e-12)
+    assert ros.spin_until(lambda: _seconds(states[-1].header.stamp) > before + response.duration + 1.0, 120.0), \
+        f"the simulation stalled\n{ros.logs()}"
     q = np.array([s.position for s in states])
     qd = np.array([s.velocity for s in states])
-    moving = np.flatnonzero(np.linalg.norm(q - START, axis=1) > 1e-3)
-    assert moving.size, "the arm never moved"
-    start_time = t[max(moving[0] - 1, 0)]
-    after = t >= start_time + response.duration + 2.0
-    assert np.any(after), "joint_states stopped"
-    final = np.flatnonzero(after)[0]
-    np.testing.assert_allclose(q[final], GOAL, atol=GOAL_TOLERANCE)
-    np.testing.assert_allclose(qd[final], 0.0, atol=GOAL_TOLERANCE)
-    during = (t >= start_time) & (t <= start_time + response.duration)
-    planned = interp1d(plan_t, plan_q, axis=0)(np.clip(t[during] - start_time, 0.0, plan_t[-1]))
-    assert np.max(np.abs(q[during] - planned)) < TRACKING_TOLERANCE
+    moved = np.abs(q - START).max()
+    print(f"{len(states)} joint_states over {_seconds(states[-1].header.stamp) - _seconds(states[0].header.stamp):.2f} "
+          f"s of simulated time; largest distance from the start {moved:.3g} rad, speed {np.abs(qd).max():.3g} rad/s")
+    assert moved < HOLD_TOLERANCE and np.abs(qd).max() < HOLD_TOLERANCE
     assert simulator.alive() and planner.alive()
 
 
@@ -120,10 +104,11 @@ def test_a_full_torque_plan_executed_through_the_action_ends_at_the_goal_within_
 
 def test_plan_trajectory_plans_from_the_arms_state_and_executes_through_the_action(ros):
     """A request that omits the start plans from joint_states and, with execute, answers when the action's
-    result arrives; the arm is then at the goal and nothing was published on joint_trajectory. A start far
+    result arrives; the arm is then at the goal and nothing was published on a command topic. A start far
     from the arm, or a request while the arm swings, is refused with the distance or the speed."""
     from discrete_robot_interfaces.srv import PlanTrajectory
     from sensor_msgs.msg import JointState
+    from std_msgs.msg import Float64MultiArray
     from std_srvs.srv import Trigger
     from trajectory_msgs.msg import JointTrajectory
 
@@ -137,7 +122,8 @@ def test_plan_trajectory_plans_from_the_arms_state_and_executes_through_the_acti
     assert not far.success and "waypoint 0 is 0.5 rad from the arm's current state (joint 'joint1'" in far.message
 
     published = []
-    ros.node.create_subscription(JointTrajectory, "joint_trajectory", published.append, 10)
+    for topic in ("joint_trajectory", "joint_trajectory_controller/joint_trajectory"):
+        ros.node.create_subscription(JointTrajectory, topic, published.append, 10)
     assert ros.call(Trigger, "simulation/resume", Trigger.Request()).success
     response = ros.call(PlanTrajectory, "plan_trajectory",
                         PlanTrajectory.Request(waypoints=[_point(GOAL)], execute=True), timeout=90.0)
@@ -149,8 +135,9 @@ def test_plan_trajectory_plans_from_the_arms_state_and_executes_through_the_acti
     assert np.abs(np.subtract(final.position, GOAL)).max() < 0.02
     assert not published
 
-    # let the arm fall: it swings, and a plan from where it is would not start at rest
-    assert ros.call(Trigger, "simulation/reset", Trigger.Request()).success
+    # let the arm fall (a zero effort command replaces the hold): it swings, and a plan from where it is would
+    # not start at rest
+    ros.publish("joint_effort_commands", Float64MultiArray(data=[0.0, 0.0]))
     ros.wait_for_message("joint_states", JointState, timeout=10.0,
                          predicate=lambda m: np.max(np.abs(m.velocity)) > 0.5)
     moving = ros.call(PlanTrajectory, "plan_trajectory", PlanTrajectory.Request(waypoints=[_point(GOAL)]),

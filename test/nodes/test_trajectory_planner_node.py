@@ -1,4 +1,5 @@
-"""trajectory_planner_node: plan_trajectory answers with a full trajectory and publishes it; bad requests fail."""
+"""trajectory_planner_node: plan_trajectory answers with a full trajectory and publishes it for display only;
+bad requests fail."""
 
 import math
 
@@ -22,14 +23,22 @@ def _seconds(point) -> float:
     return point.time_from_start.sec + point.time_from_start.nanosec * 1e-9
 
 
-def test_plan_is_answered_and_published_on_joint_trajectory(ros):
+def _planar_tip(q) -> np.ndarray:
+    """The 2-link arm's fingertip (end of link 2, 1 m links hinged about z, config/planar_2link.yaml), m."""
+    return np.array([math.cos(q[0]) + math.cos(q[0] + q[1]), math.sin(q[0]) + math.sin(q[0] + q[1]), 0.0])
+
+
+def test_plan_is_answered_and_published_for_display_only(ros):
+    """The plan goes to planned_trajectory and, as the tool's path, to planned_path (latched: a viewer that
+    subscribes after the plan still gets it); the planner publishes on no command topic."""
     from discrete_robot_interfaces.srv import PlanTrajectory
     from trajectory_msgs.msg import JointTrajectory
+    from visualization_msgs.msg import Marker, MarkerArray
 
-    node = ros.start("trajectory_planner_node", params={"grid_points": 60})
-    published = []
-    ros.node.create_subscription(JointTrajectory, "joint_trajectory", published.append, 10)
-    ros.spin_until(lambda: ros.node.count_publishers("joint_trajectory") > 0, 20.0)
+    from discrete_robot.nodes.common import LATCHED_QOS
+
+    node = ros.start("trajectory_planner_node", params={"grid_points": 60, "frame_prefix": "arm/"})
+    ros.wait_for_service(PlanTrajectory, "plan_trajectory", 30.0)
     response = ros.call(PlanTrajectory, "plan_trajectory", _request([START, GOAL], joint_names=["joint1", "joint2"]),
                         timeout=60.0)
     assert response.success, response.message
@@ -49,9 +58,20 @@ def test_plan_is_answered_and_published_on_joint_trajectory(ros):
     np.testing.assert_allclose(plan.points[-1].velocities, 0.0, atol=1e-9)
     assert np.all(np.abs(efforts[:-1]) <= EFFORT * (1 + 1e-9))
     assert np.all(np.max(np.abs(efforts[:-1]) / EFFORT, axis=1) >= 1 - 1e-6)   # bang-bang
-    assert ros.spin_until(lambda: published, 10.0), f"nothing on joint_trajectory\n{ros.logs()}"
-    assert len(published[0].points) == len(plan.points)
-    assert _seconds(published[0].points[-1]) == pytest.approx(response.duration, abs=1e-9)
+
+    # subscribed after the plan: the latched topics still deliver it
+    shown = ros.wait_for_message("planned_trajectory", JointTrajectory, timeout=20.0, qos=LATCHED_QOS)
+    assert len(shown.points) == len(plan.points)
+    assert _seconds(shown.points[-1]) == pytest.approx(response.duration, abs=1e-9)
+    [path] = ros.wait_for_message("planned_path", MarkerArray, timeout=20.0, qos=LATCHED_QOS).markers
+    assert path.type == Marker.LINE_STRIP and path.header.frame_id == "arm/base_link"
+    tips = np.array([[p.x, p.y, p.z] for p in path.points])
+    assert len(tips) == len(plan.points)
+    for k in (0, len(positions) // 2, -1):
+        np.testing.assert_allclose(tips[k], _planar_tip(positions[k]), atol=1e-12)
+
+    for topic in ("joint_trajectory", "joint_trajectory_controller/joint_trajectory"):
+        assert not ros.node.get_publishers_info_by_topic(topic), f"the planner publishes on {topic}"
     assert node.alive()
 
 
