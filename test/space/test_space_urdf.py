@@ -1,5 +1,6 @@
 """A free-floating robot from URDF: a base with two arms, one of them branching (a tree), fixed links lumped;
-its kinetic energy against the fixed-base dynamics of the same file, and momentum conserved in free motion."""
+its kinetic energy against the fixed-base dynamics of the same file, and momentum conserved in free motion; and
+space_robot_node on the same URDF given as its robot_description."""
 
 import subprocess
 import sys
@@ -106,3 +107,28 @@ def test_space_simulate_takes_a_urdf(tmp_path):
     result = subprocess.run([sys.executable, "-m", "discrete_robot", "space", "simulate", "--config", str(path),
                              "--duration", "1", "--times", "0,1", "--json"], capture_output=True, text=True, check=True)
     assert '"robot": "satellite"' in result.stdout
+
+
+@pytest.mark.ros
+def test_space_robot_node_simulates_a_floating_base_urdf(ros):
+    from sensor_msgs.msg import JointState
+    from std_msgs.msg import Float64MultiArray, String
+    from tf2_msgs.msg import TFMessage
+
+    from discrete_robot.nodes.common import LATCHED_QOS
+
+    ros.start("space_robot_node", params={"robot_description": SATELLITE, "publish_rate": 50.0, "time_step": 0.01})
+    states = ros.wait_for_message("space_robot/joint_states", JointState, timeout=60.0)
+    assert list(states.name) == ["left_shoulder", "left_elbow", "left_wrist", "right_shoulder", "right_a", "right_b"]
+    description = ros.wait_for_message("space_robot/robot_description", String, qos=LATCHED_QOS, timeout=10.0)
+    assert description.data == SATELLITE
+    static = ros.wait_for_message("/tf_static", TFMessage, qos=LATCHED_QOS, timeout=10.0)
+    assert {t.child_frame_id for t in static.transforms} >= {"space_robot/camera", "space_robot/left_tool"}
+
+    ros.publish("space_robot/joint_torque_commands", Float64MultiArray(data=[5.0, -3.0, 1.0, 4.0, 0.5, -0.5]))
+    moved = ros.wait_for_message("space_robot/joint_states", JointState, timeout=20.0,
+                                 predicate=lambda m: np.abs(m.position).max() > 0.05)
+    assert moved is not None
+    momentum = ros.wait_for_message("space_robot/momentum", Float64MultiArray)
+    assert momentum.data[6] > 0.0                                   # the arms move ...
+    np.testing.assert_allclose(momentum.data[:6], 0.0, atol=1e-9)   # ... and the whole stays at zero momentum
