@@ -125,6 +125,23 @@ def one_of(*choices: str) -> Check:
     return check
 
 
+#: the robot as robot_state_publisher and gz_ros2_control take it: every node with a ``model_file`` takes this too
+ROBOT_DESCRIPTION = ParameterSpec("robot_description", "", "the robot's URDF text; non-empty: used instead of "
+                                  "model_file (model/sources.py)", read_only=True)
+#: a URDF arm's tool link or frame as its fingertip (planning and pushing), with ``finger_radius``
+TIP_LINK = ParameterSpec("tip_link", "", "link or fixed frame whose origin is the fingertip (e.g. tool0); empty = "
+                         "the model file's fingertip", read_only=True)
+
+
+def node_model(values: dict, default_file, floating_base: bool = False):
+    """The node's robot (:func:`discrete_robot.model.sources.robot_model`) from its ``robot_description``,
+    ``model_file`` (else ``default_file``), ``tip_link`` and ``finger_radius`` parameters, where declared."""
+    from discrete_robot.model.sources import robot_model
+
+    return robot_model(values.get("model_file", ""), values.get("robot_description", ""), default_file,
+                       values.get("tip_link", ""), values.get("finger_radius", 0.0), floating_base)
+
+
 def _descriptor(spec: ParameterSpec) -> ParameterDescriptor:
     descriptor = ParameterDescriptor(description=spec.description, read_only=spec.read_only)
     if spec.value_range is not None:

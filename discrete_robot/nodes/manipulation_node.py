@@ -56,16 +56,19 @@ from discrete_robot.manipulation.push_to_pose import (
     push_goal,
 )
 from discrete_robot.manipulation.scene import load_scene, scene_path_for
-from discrete_robot.model.description import load_model, package_config_path
+from discrete_robot.model.description import package_config_path
 from discrete_robot.model.urdf import WORLD_FRAME
 from discrete_robot.nodes.common import (
     ACTION_QOS,
+    ROBOT_DESCRIPTION,
     STATE_QOS,
+    TIP_LINK,
     GuardedNode,
     ParameterSpec,
     declare_parameters,
     duration_seconds,
     node_main,
+    node_model,
     non_negative,
     positive,
     quaternion_msg,
@@ -83,7 +86,10 @@ SERVER_WAIT_S = 2.0
 STATE_WAIT_S = 2.0
 
 PARAMETERS = [
-    ParameterSpec("model_file", "", f"arm model with a fingertip; empty = config/{DEFAULT_MODEL}", read_only=True),
+    ParameterSpec("model_file", "", f"arm model (YAML, URDF or xacro) with a fingertip or a tip_link; empty = "
+                                    f"config/{DEFAULT_MODEL}", read_only=True),
+    ROBOT_DESCRIPTION,
+    TIP_LINK,
     ParameterSpec("scene_file", "", "table scene; empty = config/table_scene_<model name>.yaml", read_only=True),
     ParameterSpec("finger_radius", 0.0, "fingertip radius, m; 0 = the model file's", check=non_negative,
                   value_range=(0.0, 0.5), read_only=True),
@@ -127,8 +133,7 @@ class ManipulationNode(GuardedNode):
         self.values = declare_parameters(self, PARAMETERS)
         self.add_post_set_parameters_callback(
             lambda parameters: self.values.update({p.name: p.value for p in parameters}))
-        model = load_model(regular_file(self.values["model_file"] or package_config_path(DEFAULT_MODEL),
-                                        "model_file"))
+        model = node_model(self.values, package_config_path(DEFAULT_MODEL))
         self.scene = load_scene(regular_file(self.values["scene_file"] or scene_path_for(model.name), "scene_file"))
         self.arm = ArmFinger.in_scene(model, self.scene, self.values["finger_radius"])
         self.pose = self.scene.start_pose.copy()

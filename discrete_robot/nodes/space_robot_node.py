@@ -41,17 +41,19 @@ from geometry_msgs.msg import PoseStamped, WrenchStamped
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, MultiArrayDimension, String
 
-from discrete_robot.config_files import regular_file
 from discrete_robot.errors import InputError
-from discrete_robot.model.description import load_model, package_config_path
-from discrete_robot.model.urdf import WORLD_FRAME, FrameTransform, joint_transforms, to_urdf
+from discrete_robot.model.description import package_config_path
+from discrete_robot.model.sources import robot_description
+from discrete_robot.model.urdf import WORLD_FRAME, FrameTransform, fixed_transforms, joint_transforms
 from discrete_robot.nodes.common import (
     LATCHED_QOS,
+    ROBOT_DESCRIPTION,
     STATE_QOS,
     ParameterSpec,
     declare_parameters,
     joint_state_msg,
     node_main,
+    node_model,
     pose_msg,
     ros_name,
 )
@@ -68,9 +70,10 @@ DEFAULT_MODEL = "space_robot_dual_arm.yaml"
 MOMENTUM_LABELS = "P_x P_y P_z L_x L_y L_z kinetic_energy c_x c_y c_z"
 
 PARAMETERS = [
-    ParameterSpec("model_file", "", "space robot model YAML (docs/model_format.md, floating base); "
-                                    f"empty = the shipped config/{DEFAULT_MODEL} (the paper's Table 1 robot)",
-                  read_only=True),
+    ParameterSpec("model_file", "", "space robot model: YAML (docs/model_format.md, floating base), or URDF/xacro "
+                                    "whose root link is the floating base; empty = the shipped "
+                                    f"config/{DEFAULT_MODEL} (the paper's Table 1 robot)", read_only=True),
+    ROBOT_DESCRIPTION,
     *simulator_parameters(time_step=0.001, publish_rate=50.0),
     ParameterSpec("apply_paper_loads", False, "apply the paper's constant forces at the arm tips "
                                               "([1,-1,1] N on arm 1, [2,-2,-2] N on arm 2, link frames)",
@@ -90,8 +93,7 @@ class SpaceRobotNode(SimulatorNode):
     def __init__(self, **kwargs):
         super().__init__(self.NODE_NAME, **kwargs)
         values = declare_parameters(self, PARAMETERS)
-        path = values["model_file"] or str(package_config_path(DEFAULT_MODEL))
-        self.model = model = load_model(regular_file(path, "model_file"))
+        self.model = model = node_model(values, package_config_path(DEFAULT_MODEL), floating_base=True)
         self.robot = SpaceRobot.from_model(model)
         self.fixed_loads = paper_loads(self.robot) if values["apply_paper_loads"] else ()
         self.wrenches: dict[str, ExternalLoad] = {}
@@ -104,11 +106,11 @@ class SpaceRobotNode(SimulatorNode):
         self.pose_pub = self.create_publisher(PoseStamped, "space_robot/base_pose", STATE_QOS)
         self.momentum_pub = self.create_publisher(Float64MultiArray, "space_robot/momentum", STATE_QOS)
         description = self.create_publisher(String, "space_robot/robot_description", LATCHED_QOS)
-        description.publish(String(data=to_urdf(model)))
+        description.publish(String(data=robot_description(model)))
         self.create_subscription(Float64MultiArray, "space_robot/joint_torque_commands", self.on_torques, STATE_QOS)
         self.create_subscription(WrenchStamped, "space_robot/external_wrench", self.on_wrench, STATE_QOS)
-        self.get_logger().info(f"simulating '{self.robot.name}' ({len(self.robot.arms)} arms, {self.robot.dof} DOF) "
-                               f"from {path}; paper loads {'on' if self.fixed_loads else 'off'}")
+        self.get_logger().info(f"simulating '{self.robot.name}' ({len(self.robot.arms)} arms, {self.robot.dof} DOF); "
+                               f"paper loads {'on' if self.fixed_loads else 'off'}")
         self.start_simulation(values, hardware_id=self.robot.name)
 
     def on_torques(self, msg: Float64MultiArray) -> None:
@@ -233,6 +235,9 @@ class SpaceRobotNode(SimulatorNode):
 
     def moving_transforms(self):
         return joint_transforms(self.model, self.simulator.sample().joint_positions)
+
+    def static_transforms(self):
+        return fixed_transforms(self.model)   # a URDF's fixed links in their bodies
 
     def diagnostic_values(self) -> dict[str, float]:
         now, start = self.simulator.sample().momentum, self.start_momentum
