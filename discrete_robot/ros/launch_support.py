@@ -52,14 +52,15 @@ def simulator_parameters(*overrides: str) -> list:
 
 
 def robot_state_publisher(namespace: str = "", frame_prefix: str = "") -> OpaqueFunction:
-    """robot_state_publisher fed the URDF generated from the launch argument model_file, unless the simulator
+    """robot_state_publisher fed the URDF of the launch argument model_file, unless the simulator
     publishes the TF itself (launch argument publish_tf)."""
 
     def create(context):
         from discrete_robot.model.description import load_model
-        from discrete_robot.model.urdf import to_urdf
+        from discrete_robot.model.sources import robot_description
 
-        urdf = to_urdf(load_model(LaunchConfiguration("model_file").perform(context)))
+        # a URDF or xacro model file: its own URDF (meshes and all); a YAML one: the URDF generated from it
+        urdf = robot_description(load_model(LaunchConfiguration("model_file").perform(context)))
         return [Node(package="robot_state_publisher", executable="robot_state_publisher", namespace=namespace,
                      output="screen",
                      parameters=[{"robot_description": urdf, "frame_prefix": frame_prefix,
