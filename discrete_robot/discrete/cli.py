@@ -1,9 +1,10 @@
 """``python -m discrete_robot discrete <command>``: simulate a robot model file; the article's experiments.
 
 ``simulate`` runs a model (default: the package's planar_2link.yaml) unforced from an initial
-state with the chosen integrator, prints the final state and the energy drift, and writes the
-energy plot ``simulate_<model>_<integrator>.png`` to the output folder. ``experiment`` runs
-:mod:`discrete_robot.variational.experiments`. The commands themselves are in :mod:`.commands`.
+state with the chosen integrator, as discrete_robot_node simulates it (position limits as stops, joint
+damping and friction; ``--no-limits`` drops them), prints the final state, the limits reached and the
+energy balance, and writes the energy plot ``simulate_<model>_<integrator>.png`` to the output folder.
+``experiment`` runs :mod:`discrete_robot.variational.experiments`. The commands themselves are in :mod:`.commands`.
 """
 
 from pathlib import Path
@@ -31,6 +32,8 @@ def add_commands(parser, common) -> None:
                           help="initial joint positions, rad or m (default: the model's initial positions)")
     simulate.add_argument("--qd0", type=float, nargs="+", default=None,
                           help="initial joint velocities, rad/s or m/s (default: zero)")
+    simulate.add_argument("--no-limits", action="store_true",
+                          help="no position stops, damping or friction (the node always has them)")
     simulate.set_defaults(run=lazy("discrete_robot.discrete.commands:run_simulate"))
     urdf = sub.add_parser("urdf", parents=[common], help="write the URDF of a model file (as robot_description)")
     urdf.add_argument("--model", type=Path, required=True, help="model YAML (docs/model_format.md)")

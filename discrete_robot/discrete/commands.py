@@ -6,6 +6,7 @@ import time
 import numpy as np
 
 from discrete_robot.discrete.cli import DEFAULT_MODEL
+from discrete_robot.discrete.dissipation import Dissipation
 from discrete_robot.discrete.simulation import FixedStepSimulation
 from discrete_robot.errors import InputError
 from discrete_robot.model.description import load_model, package_config_path
@@ -26,6 +27,16 @@ def run_urdf(args):
 
 
 def run_simulate(args) -> dict:
+    """Simulate the model unforced as discrete_robot_node does: its position limits as plastic stops and its joint
+    damping and friction, unless ``--no-limits``.
+
+    Energy balance: E_k + W_k + S_k = E_0, with W_k the work of the dissipative forces (the discrete model
+    applies them at the step's mean velocity v̄ = (q_{k+1} − q_k)/h, :mod:`.dissipation`, so W grows by
+    −h F(v̄)·v̄ over a step, exactly) and S_k the energy lost in the steps that ended at a stop. The reported
+    drift is max_k |E_k + W_k + S_k − E_0| / |E_0|: for the discrete model, round-off.
+    """
+    from tqdm import tqdm
+
     model = load_model(args.model if args.model is not None else package_config_path(DEFAULT_MODEL))
     system = RigidBodySystem(model)
     if not (np.isfinite(args.dt) and args.dt > 0.0):
@@ -40,27 +51,62 @@ def run_simulate(args) -> dict:
         raise InputError(f"--steps must be at least 1, got {steps}")
     q = per_joint_values(args.q0, model.initial_positions, "--q0", model.joint_names)
     qd = per_joint_values(args.qd0, np.zeros(model.dof), "--qd0", model.joint_names)
-    simulation = FixedStepSimulation(system, args.integrator, args.dt, q, qd)
+    limited = not args.no_limits
+    dissipation = Dissipation.from_model(model) if limited else None
+    simulation = FixedStepSimulation(system, args.integrator, args.dt, q, qd,
+                                     model.lower if limited else None, model.upper if limited else None,
+                                     dissipation, model.joint_names)
     tau = np.zeros(model.dof)
-    energy = np.empty(steps + 1)
+    energy, dissipated = np.empty(steps + 1), np.zeros(steps + 1)
     energy[0] = simulation.energy()
+    stop_energy, stops_kinetic = np.zeros(steps + 1), 0.0
+    at_lower, at_upper = np.zeros(model.dof, bool), np.zeros(model.dof, bool)
+    peak_speed = np.abs(simulation.qd)
     start = time.process_time()
-    for k in range(steps):
-        simulation.advance(args.dt, lambda t, q, qd: tau)
+    for k in tqdm(range(steps), desc="simulate", unit="step", disable=None, leave=False):
+        before = simulation.q
+        simulation.step(1, tau)
+        if dissipation is not None:
+            mean_velocity = (simulation.q - before) / args.dt
+            dissipated[k + 1] = dissipated[k] - args.dt * float(dissipation.forces(mean_velocity) @ mean_velocity)
+        else:
+            dissipated[k + 1] = dissipated[k]
         energy[k + 1] = simulation.energy()
+        # a step that ended at a stop: all the energy it lost beyond the dissipated work is the stop's (the
+        # impact's kinetic energy and the potential energy of the position it was put back to)
+        stopped = simulation.stop_energy > stops_kinetic
+        stops_kinetic = simulation.stop_energy
+        stop_energy[k + 1] = stop_energy[k] + (
+            energy[k] - energy[k + 1] - (dissipated[k + 1] - dissipated[k]) if stopped else 0.0)
+        at_lower |= simulation.q <= model.lower
+        at_upper |= simulation.q >= model.upper
+        np.maximum(peak_speed, np.abs(simulation.qd), out=peak_speed)
     q, qd = simulation.q, simulation.qd
     cpu = time.process_time() - start
     t = np.arange(steps + 1) * args.dt
     scale = max(abs(energy[0]), np.finfo(float).tiny)
-    drift = (energy - energy[0]) / scale
+    balance = (energy + dissipated + stop_energy - energy[0]) / scale
     fig, ax = new_figure()
-    ax.plot(t, drift)
+    ax.plot(t, balance, label="(E + W_dissipated + E_stops − E₀) / |E₀|")
+    if limited:
+        ax.plot(t, (energy - energy[0]) / scale, "--", label="(E − E₀) / |E₀|")
     ax.set_xlabel("t [s]")
-    ax.set_ylabel("(E − E₀) / |E₀|")
-    ax.set_title(f"{model.name}: {args.integrator}, h = {args.dt} s")
+    ax.set_ylabel("relative energy")
+    ax.set_title(f"{model.name}: {args.integrator}, h = {args.dt} s" + ("" if limited else ", no limits"))
+    ax.legend(fontsize=8)
     ax.grid(True)
     plot = save_figure(fig, args.output_dir, f"simulate_{model.name}_{args.integrator}")
+    names = list(model.joint_names)
+    limits_reached = {names[i]: ("lower and upper" if at_lower[i] and at_upper[i] else
+                                 "lower" if at_lower[i] else "upper")
+                      for i in np.flatnonzero(at_lower | at_upper)}
+    over_speed = {names[i]: round(float(peak_speed[i]), 3)
+                  for i in np.flatnonzero(peak_speed > np.asarray(model.velocity_limits, float))}
     return {"model": model.name, "integrator": args.integrator, "dt": args.dt, "steps": steps,
-            "duration": float(t[-1]), "joint_names": list(model.joint_names), "q": q, "qd": qd,
+            "duration": float(t[-1]), "limits": "position stops, damping and friction as the node" if limited
+            else "none (--no-limits)", "joint_names": names, "q": q, "qd": qd,
+            "position_limits_reached": limits_reached,
+            "velocity_limits_exceeded_rad_s": over_speed,
             "energy_initial": float(energy[0]), "energy_final": float(energy[-1]),
-            "max_relative_energy_drift": float(np.max(np.abs(drift))), "cpu_seconds": cpu, "plot": plot}
+            "energy_dissipated_J": float(dissipated[-1]), "energy_removed_by_joint_stops_J": float(stop_energy[-1]),
+            "max_relative_energy_drift": float(np.max(np.abs(balance))), "cpu_seconds": cpu, "plot": plot}
