@@ -2,7 +2,10 @@
 
 Each module exposes ``run() -> list[dict]``; an entry states a ratio measured
 against a baseline in the same run (absolute times on shared machines are
-noisy; ratios much less so). Usage: ``python bench/run.py [--output F] [--only NAME ...]``.
+noisy; ratios much less so), named in its ``baseline`` (and ``peer``, the library). One direction for every
+ratio against a peer: how many times faster (or more accurate) ours is, the peer's time (error) / ours, above
+1 when ours is better, as the README's table shows it; ratios that are not comparisons (growth with size, a
+drift, an overhead) say so in their ``unit``. Usage: ``python bench/run.py [--output F] [--only NAME ...]``.
 """
 
 import argparse
@@ -53,7 +56,7 @@ def main() -> int:
     for name, entries in report["benchmarks"].items():
         for entry in entries:
             print(f"{name:10s} {entry['name']:50s} ratio {entry.get('ratio', float('nan')):10.3g}  "
-                  f"vs {entry.get('baseline', '')}")
+                  f"vs {entry.get('baseline', '')} ({entry.get('unit', 'the peer / ours')})")
     print(f"wrote {args.output}")
     return 1 if report["failed"] else 0
 
