@@ -4,7 +4,10 @@
 
 ``make soak`` runs it after the soak. For each node executable and each signal, the node is started as a child
 process (as the ROS tests start it), waited for until it serves (a topic it publishes or a service it offers),
-and, for the ``busy`` cases, sent a request that computes for tens of seconds; then it gets the signal. Reported
+and, for the ``busy`` cases, sent a request that computes for tens of seconds; then it gets the signal. The kinds
+of long work covered: importing and starting (the signal a fixed time after the process starts, before it
+serves), stepping a backlog of 100 000 simulation steps (arm_6dof and the space robot), planning (a long DMOC
+plan), a long simulate_push, and a push_object goal (planning, then pushing with the simulated arm). Reported
 per case: ``exit_s`` (signal to exit), ``status`` (exit status), ``traceback`` (the log has a Python traceback or
 an "exception was never retrieved" line). A case passes when the node exits within 2 s with status 0 and no
 traceback; exit status 1 when one does not.
@@ -23,6 +26,8 @@ from pathlib import Path
 
 #: s: the longest a node may take to stop (issue 13)
 EXIT_LIMIT_S = 2.0
+NODES = ("discrete_robot_node", "space_robot_node", "push_predictor_node", "trajectory_planner_node",
+         "manipulation_node")
 
 
 def _long_plan():
@@ -48,9 +53,35 @@ def _long_push():
                                 time_step=0.001)
 
 
+def _backlog():
+    from discrete_robot_interfaces.srv import StepSimulation
+
+    return StepSimulation.Request(steps=100_000)
+
+
+def _push_goal():
+    """A 4 cm push of the planar arm's object (test_manipulation_node's short case): seconds of planning, then
+    seconds of pushing."""
+    from discrete_robot_interfaces.action import PushObject
+    from geometry_msgs.msg import Pose2D
+
+    return PushObject.Goal(goal=Pose2D(x=1.06, y=0.0, theta=0.0), contact_friction=-1.0)
+
+
+def _arm_6dof() -> str:
+    from discrete_robot.model.description import package_config_path
+
+    return str(package_config_path("arm_6dof.yaml"))
+
+
 @dataclass(frozen=True)
 class Case:
-    """A node executable, what shows it serves, and (busy cases) the long request it is computing when stopped."""
+    """A node executable, what shows it serves, and (busy cases) the long request it is computing when stopped.
+
+    ``signal_after_s``: signal that long after the start instead of waiting for it to serve (importing,
+    starting); ``answered_at_once``: the long request is accepted at once and worked off afterwards (a step
+    backlog), so it need not be pending when the signal comes; ``companions``: (executable, params) started
+    first (the arm a push_object goal moves); ``long_goal``: (action path, name, goal factory)."""
 
     name: str
     executable: str
@@ -58,6 +89,10 @@ class Case:
     ready_service: tuple | None = None        # (interface path, name)
     long_request: tuple | None = None         # (interface path, name, request factory)
     params: dict | None = None
+    signal_after_s: float | None = None
+    answered_at_once: bool = False
+    companions: tuple = ()
+    long_goal: tuple | None = None
 
 
 CASES = [
@@ -78,6 +113,20 @@ CASES = [
          ready_service=("discrete_robot_interfaces.srv:SimulatePush", "simulate_push"),
          long_request=("discrete_robot_interfaces.srv:SimulatePush", "simulate_push", _long_push),
          params={"request_timeout": 120.0}),
+    *(Case(f"{node} importing", node, signal_after_s=0.5) for node in NODES),
+    *(Case(f"{node} starting", node, signal_after_s=3.0) for node in NODES),
+    Case("discrete_robot_node stepping a backlog", "discrete_robot_node",
+         ready_service=("discrete_robot_interfaces.srv:StepSimulation", "simulation/step"),
+         long_request=("discrete_robot_interfaces.srv:StepSimulation", "simulation/step", _backlog),
+         params={"start_paused": True, "model_file": "arm_6dof"}, answered_at_once=True),
+    Case("space_robot_node stepping a backlog", "space_robot_node",
+         ready_service=("discrete_robot_interfaces.srv:StepSimulation", "space_robot/simulation/step"),
+         long_request=("discrete_robot_interfaces.srv:StepSimulation", "space_robot/simulation/step", _backlog),
+         params={"start_paused": True}, answered_at_once=True),
+    Case("manipulation_node pushing", "manipulation_node",
+         ready_service=("rcl_interfaces.srv:GetParameters", "manipulation_node/get_parameters"),
+         companions=(("discrete_robot_node", {"initial_positions": [-0.5, 1.0], "time_step": 0.002}),),
+         long_goal=("discrete_robot_interfaces.action:PushObject", "push_object", _push_goal)),
 ]
 
 
@@ -94,19 +143,35 @@ def stop_case(session, workdir: Path, case: Case, sig: signal.Signals) -> dict:
 
     from discrete_robot.ros.processes import NodeProcess
 
-    node = NodeProcess(case.executable, workdir / f"{case.name.replace(' ', '_')}_{sig.name}", params=case.params)
+    directory = workdir / f"{case.name.replace(' ', '_')}_{sig.name}"
+    params = dict(case.params or {})
+    if params.get("model_file") == "arm_6dof":
+        params["model_file"] = _arm_6dof()
+    companions = [NodeProcess(executable, directory / executable, params=companion_params)
+                  for executable, companion_params in case.companions]
+    node = NodeProcess(case.executable, directory, params=params)
+    busy = None
     try:
+        if case.signal_after_s is not None:
+            time.sleep(case.signal_after_s)
         if case.ready_topic is not None:
             session.wait_for_message(case.ready_topic, JointState, timeout=60.0)
         if case.ready_service is not None:
             session.wait_for_service(_interface(case.ready_service[0]), case.ready_service[1], timeout=60.0)
-        busy = None
         if case.long_request is not None:
             interface, name, request = case.long_request
             client = session.node.create_client(_interface(interface), name)
             client.wait_for_service(timeout_sec=10.0)
             busy = client.call_async(request())
             session.spin_until(lambda: False, 2.0)
+        if case.long_goal is not None:
+            from sensor_msgs.msg import JointState
+
+            session.wait_for_message("joint_states", JointState, timeout=60.0)
+            interface, name, goal = case.long_goal
+            handle = session.send_goal(_interface(interface), name, goal(), timeout=60.0)
+            busy = handle.get_result_async()
+            session.spin_until(lambda: False, 3.0)
         start = time.monotonic()
         node.process.send_signal(sig)
         try:
@@ -116,10 +181,12 @@ def stop_case(session, workdir: Path, case: Case, sig: signal.Signals) -> dict:
         exit_s = time.monotonic() - start
     finally:
         node.stop()
+        for companion in companions:
+            companion.stop()
     log = node.log()
     result = {"signal": sig.name, "exit_s": round(exit_s, 3), "status": status,
               "traceback": "Traceback" in log or "never retrieved" in log}
-    if busy is not None:
+    if busy is not None and not case.answered_at_once:
         result["was_busy"] = not busy.done()
     result["ok"] = (status == 0 and exit_s < EXIT_LIMIT_S and not result["traceback"]
                     and result.get("was_busy", True))
@@ -142,6 +209,9 @@ def run(only=()) -> dict:
             print(f"shutdown: {case.name}: {json.dumps(report['cases'][case.name])}", file=sys.stderr, flush=True)
     results = [r for rs in report["cases"].values() for r in rs]
     report["worst_exit_s"] = max((r["exit_s"] for r in results), default=None)
+    report["worst_exit_s_per_node"] = {
+        node: max((r["exit_s"] for name, rs in report["cases"].items() if name.split()[0] == node for r in rs),
+                  default=None) for node in (*NODES, "bringup")}
     report["failed"] = sum(not r["ok"] for r in results)
     return report
 

@@ -85,3 +85,39 @@ def test_a_goal_waits_briefly_for_the_arms_first_joint_states(ros):
     assert refused.status == GoalStatus.STATUS_ABORTED and "outside the table" in refused.result.message, \
         refused.result.message
     assert node.alive()
+
+
+def test_goals_at_their_start_succeed_at_once_and_a_burst_of_them_is_answered_whole(ros):
+    """issue 22: a goal equal to the start was aborted with "expected k >= 2 points"; now it succeeds at once and
+    the arm is not asked to move. 3 clients x 10 such goals sent at once (keep-all on both ends; the server's
+    goal, cancel and result services keep every request): all 30 answered."""
+    from action_msgs.msg import GoalStatus
+    from discrete_robot_interfaces.action import PushObject
+    from geometry_msgs.msg import Pose2D
+    from rclpy.action import ActionClient
+    from sensor_msgs.msg import JointState
+
+    from discrete_robot.nodes.common import ACTION_QOS
+
+    node = ros.start("manipulation_node")
+    publisher = ros.node.create_publisher(JointState, "joint_states", 10)
+    state = JointState(name=["joint1", "joint2"], position=READY)
+    timer = ros.node.create_timer(0.05, lambda: publisher.publish(state))
+    at_start = _goal(*START, use_start=True, start=Pose2D(x=START[0], y=START[1], theta=START[2]))
+    first = ros.goal_result(ros.send_goal(PushObject, "push_object", at_start), 60.0)
+    assert first.status == GoalStatus.STATUS_SUCCEEDED and "already at the goal" in first.result.message, \
+        first.result.message
+    assert first.result.success and first.result.position_error == 0.0
+
+    clients = [ActionClient(ros.node, PushObject, "push_object", **ACTION_QOS) for _ in range(3)]
+    assert all(c.wait_for_server(timeout_sec=30.0) for c in clients)
+    sent = [client.send_goal_async(at_start) for client in clients for _ in range(10)]
+    ros.spin_until(lambda: all(f.done() for f in sent), 60.0)
+    assert all(f.done() and f.result().accepted for f in sent), f"{sum(f.done() for f in sent)} of 30 goals answered"
+    results = [f.result().get_result_async() for f in sent]
+    ros.spin_until(lambda: all(r.done() for r in results), 120.0)
+    answered = [r.result() for r in results if r.done()]
+    assert len(answered) == 30, f"{len(answered)} of 30 results"
+    assert all(a.status == GoalStatus.STATUS_SUCCEEDED for a in answered)
+    ros.node.destroy_timer(timer)
+    assert node.alive()

@@ -158,3 +158,33 @@ def test_bad_start_up_parameters_end_the_node_with_one_line_naming_them(ros, exe
     assert "Traceback" not in log, log
     lines = [line for line in log.splitlines() if parameter in line and "invalid" in line]
     assert len(lines) == 1, log
+
+
+def test_a_parameter_of_an_unknown_type_is_refused_naming_it(context):
+    """issue 22: a set_parameters request with value.type 99 was refused as "internal error ... ValueError" with no
+    result per parameter; now each result says which parameter has which unknown type."""
+    from rcl_interfaces.msg import Parameter as ParameterMsg
+    from rcl_interfaces.msg import ParameterValue
+    from rcl_interfaces.srv import SetParameters, SetParametersAtomically
+    from rclpy.node import Node
+    from rclpy.parameter import Parameter
+
+    from discrete_robot.nodes.common import GuardedNode
+
+    server = GuardedNode("typed_server", context=context)
+    server.declare_parameter("kp", 100.0)
+    client = Node("typed_client", context=context)
+    bad = ParameterMsg(name="kp", value=ParameterValue(type=99))
+    good = Parameter("kp", value=5.0).to_parameter_msg()
+    answer = _call(server, client, SetParameters, "typed_server/set_parameters",
+                   SetParameters.Request(parameters=[good, bad]), context)
+    assert len(answer.results) == 2 and not any(r.successful for r in answer.results)
+    assert "kp (value.type 99 is not a ParameterType)" in answer.results[1].reason
+    assert "internal error" not in answer.results[1].reason
+    atomic = _call(server, client, SetParametersAtomically, "typed_server/set_parameters_atomically",
+                   SetParametersAtomically.Request(parameters=[bad]), context)
+    assert not atomic.result.successful and "value.type 99" in atomic.result.reason
+    assert server.get_parameter("kp").value == 100.0
+    fine = _call(server, client, SetParameters, "typed_server/set_parameters",
+                 SetParameters.Request(parameters=[good]), context)
+    assert fine.results[0].successful and server.get_parameter("kp").value == 5.0

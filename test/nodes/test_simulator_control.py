@@ -151,3 +151,81 @@ def test_a_world_that_cannot_keep_up_says_so_and_keeps_serving(ros):
     assert ros.call(Trigger, "simulation/pause", Trigger.Request(), timeout=5.0).success
     assert time.monotonic() - sent < 1.0
     assert node.alive()
+
+
+def test_a_step_backlog_answers_at_once_and_a_pause_or_reset_stops_it_within_a_tick(ros):
+    """issue 22: 100 000 steps of arm_6dof blocked the node for minutes; now the request is accepted at once, the
+    steps run on the ticks, and a pause (or reset) sent meanwhile is answered and stops them."""
+    from discrete_robot_interfaces.srv import StepSimulation
+    from rosgraph_msgs.msg import Clock
+    from std_srvs.srv import Trigger
+
+    from discrete_robot.model.description import package_config_path
+
+    ros.start("discrete_robot_node", params={"start_paused": True, "model_file": str(package_config_path(
+        "arm_6dof.yaml"))})
+    ros.wait_for_service(StepSimulation, "simulation/step", timeout=60.0)
+    accepted = ros.call(StepSimulation, "simulation/step", StepSimulation.Request(steps=100_000), timeout=10.0)
+    assert accepted.success and "100000 steps to come" in accepted.message, accepted.message
+    assert _seconds(accepted.sim_time) == pytest.approx(100.0, abs=1e-6)
+    more = ros.call(StepSimulation, "simulation/step", StepSimulation.Request(steps=100_000), timeout=10.0)
+    assert not more.success and "MAX_STEP_REQUEST" in more.message, more.message
+    ros.wait_for_message("/clock", Clock, timeout=10.0, predicate=lambda m: _seconds(m.clock) > 0.0)
+    assert ros.call(Trigger, "simulation/pause", Trigger.Request(), timeout=10.0).success
+    first = ros.wait_for_message("/clock", Clock, timeout=5.0)
+    stopped = [_seconds(m.clock) for _, m in ros.collect("/clock", Clock, 1.0)]
+    assert stopped and max(stopped) == min(stopped) == _seconds(first.clock) < 100.0, "the backlog went on"
+
+    assert ros.call(StepSimulation, "simulation/step", StepSimulation.Request(steps=100_000), timeout=10.0).success
+    assert ros.call(Trigger, "simulation/reset", Trigger.Request(), timeout=10.0).success
+    first = ros.wait_for_message("/clock", Clock, timeout=5.0)
+    stopped = [_seconds(m.clock) for _, m in ros.collect("/clock", Clock, 1.0)]
+    assert stopped and max(stopped) == min(stopped) == _seconds(first.clock) < 100.0, "the backlog went on"
+
+
+def test_a_real_time_factor_below_the_floor_is_refused_and_a_slow_world_still_publishes(ros):
+    from rcl_interfaces.srv import SetParameters
+    from rclpy.parameter import Parameter
+    from sensor_msgs.msg import JointState
+
+    ros.start("discrete_robot_node", params={"initial_positions": HANGING})
+    ros.wait_for_message("joint_states", JointState, timeout=30.0)
+
+    def set_factor(value):
+        request = SetParameters.Request(parameters=[Parameter("real_time_factor", value=value).to_parameter_msg()])
+        return ros.call(SetParameters, "discrete_robot_node/set_parameters", request, timeout=10.0).results[0]
+
+    refused = set_factor(1e-6)
+    assert not refused.successful and "at least 0.01" in refused.reason, refused.reason
+    assert set_factor(0.01).successful
+    ros.spin_until(lambda: False, 1.0)
+    states = ros.collect("joint_states", JointState, 4.0)
+    assert len(states) >= 4, f"{len(states)} joint_states in 4 s at real_time_factor 0.01"
+    stamps = [_seconds(m.header.stamp) for _, m in states]
+    assert stamps == sorted(stamps) and stamps[-1] - stamps[0] < 0.1   # simulated time, 1/100 of the wall's
+
+
+def test_a_failed_step_is_an_error_on_diagnostics_and_the_paused_world_keeps_publishing(ros):
+    """issue 22: after a failed step /diagnostics said OK "paused"; now ERROR with the reason, the state goes on
+    being published at >= 1 Hz stamped with its simulated time, and a resume clears the error."""
+    from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
+    from sensor_msgs.msg import JointState
+    from std_msgs.msg import Float64MultiArray
+    from std_srvs.srv import Trigger
+
+    node = ros.start("space_robot_node", params={"publish_rate": 50.0, "time_step": 0.01})
+    ros.wait_for_message("space_robot/joint_states", JointState, timeout=30.0)
+    ros.publish("space_robot/joint_torque_commands", Float64MultiArray(data=[1e9] * 12))
+    ros.spin_until(lambda: "simulation step failed" in node.log(), 20.0)
+    status = ros.wait_for_message("/diagnostics", DiagnosticArray, timeout=10.0,
+                                  predicate=lambda m: "space_robot_node" in m.status[0].name).status[0]
+    assert status.level == DiagnosticStatus.ERROR and "failed step" in status.message, status
+    assert "diverged" in status.message, status.message
+    states = ros.collect("space_robot/joint_states", JointState, 3.0)
+    assert len(states) >= 3
+    stamps = {_seconds(m.header.stamp) for _, m in states}
+    assert len(stamps) == 1, "paused: every state at the simulated time of the failure"
+    assert ros.call(Trigger, "space_robot/simulation/resume", Trigger.Request()).success
+    status = ros.wait_for_message("/diagnostics", DiagnosticArray, timeout=10.0,
+                                  predicate=lambda m: "space_robot_node" in m.status[0].name).status[0]
+    assert status.level != DiagnosticStatus.ERROR, status
