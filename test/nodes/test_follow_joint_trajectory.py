@@ -1,12 +1,16 @@
-"""discrete_robot_node's FollowJointTrajectory action over DDS, with an rclpy ActionClient: success with
-feedback, the standard error codes, cancel and preemption; efforts as feedforward."""
+"""discrete_robot_node's joint_trajectory_controller over DDS, driven as MoveIt drives JTC: goals as MoveIt's
+simple controller manager sends them (positions, velocities and accelerations per point, no tolerances,
+header stamp 0, joints in any order), then the goals JTC rejects, a partial goal, a preemption and a cancel,
+each with the result code and error string joint_trajectory_controller.cpp (kilted) gives; the controller's
+state topic and query service."""
 
 import numpy as np
 import pytest
 
 pytestmark = pytest.mark.ros
 
-ACTION = "joint_trajectory_controller/follow_joint_trajectory"
+CONTROLLER = "joint_trajectory_controller"
+ACTION = f"{CONTROLLER}/follow_joint_trajectory"
 JOINTS = ["joint1", "joint2"]
 HANGING = [-np.pi / 2, 0.0]
 
@@ -20,71 +24,118 @@ def _duration(seconds: float):
     return Duration(sec=sec, nanosec=nanosec)
 
 
-def _goal(names, points, goal_tolerance=(), goal_time=0.0):
+def _goal(names, points, goal_time=0.0):
+    """A goal of points (t, positions[, velocities[, accelerations]]) in ``names`` order, stamp 0."""
     from control_msgs.action import FollowJointTrajectory
     from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
     goal = FollowJointTrajectory.Goal()
-    goal.trajectory = JointTrajectory(joint_names=list(names), points=[
-        JointTrajectoryPoint(positions=list(q), time_from_start=_duration(t)) for t, q in points])
-    goal.goal_tolerance = list(goal_tolerance)
+    goal.trajectory = JointTrajectory(joint_names=list(names))
+    for t, *fields in points:
+        point = JointTrajectoryPoint(time_from_start=_duration(t))
+        for name, values in zip(("positions", "velocities", "accelerations"), fields, strict=False):
+            setattr(point, name, [float(v) for v in values])
+        goal.trajectory.points.append(point)
     goal.goal_time_tolerance = _duration(goal_time)
     return goal
 
 
-def _run(ros, goal, feedback=None, timeout=30.0):
-    from control_msgs.action import FollowJointTrajectory
+def moveit_goal(start, target, duration: float, names):
+    """Points as a time-parameterised MoveIt plan gives them: a quintic rest-to-rest blend sampled at 5 points,
+    with its velocities and accelerations, in ``names`` order (``start``/``target`` in JOINTS order)."""
+    order = [JOINTS.index(name) for name in names]
+    start, delta = np.asarray(start)[order], (np.asarray(target) - np.asarray(start))[order]
+    points = []
+    for s in np.linspace(0.0, 1.0, 5)[1:]:
+        blend = (10 * s ** 3 - 15 * s ** 4 + 6 * s ** 5, (30 * s ** 2 - 60 * s ** 3 + 30 * s ** 4) / duration,
+                 (60 * s - 180 * s ** 2 + 120 * s ** 3) / duration ** 2)
+        points.append((s * duration, start + blend[0] * delta, blend[1] * delta, blend[2] * delta))
+    return _goal(names, points)
 
-    handle = ros.send_goal(FollowJointTrajectory, ACTION, goal, feedback=feedback)
-    assert handle.accepted
-    return ros.goal_result(handle, timeout)
+
+def _set(ros, name: str, value) -> None:
+    from rcl_interfaces.srv import SetParameters
+    from rclpy.parameter import Parameter
+
+    request = SetParameters.Request(parameters=[Parameter(name, value=value).to_parameter_msg()])
+    response = ros.call(SetParameters, "discrete_robot_node/set_parameters", request)
+    assert response.results[0].successful, response.results[0].reason
 
 
-def test_goals_succeed_with_feedback_and_fail_with_the_standard_error_codes(ros):
+def test_moveit_style_goals_succeed_and_jtc_s_refusals_are_rejected(ros):
     from action_msgs.msg import GoalStatus
     from control_msgs.action import FollowJointTrajectory
-    from control_msgs.msg import JointTolerance
+    from control_msgs.msg import JointTolerance, JointTrajectoryControllerState
+    from control_msgs.srv import QueryTrajectoryState
     from sensor_msgs.msg import JointState
 
-    Result = FollowJointTrajectory.Result
     node = ros.start("discrete_robot_node", params={"initial_positions": HANGING, "time_step": 0.005,
                                                     "publish_rate": 50.0})
     ros.wait_for_message("joint_states", JointState, timeout=30.0)
 
-    # success: joints in the other order, feedback at the tick rate (>= 20 Hz), the goal reached within tolerance
+    target = [-1.0, 0.6]
     feedback = []
-    target = {"joint1": -1.0, "joint2": 0.6}
-    response = _run(ros, _goal(["joint2", "joint1"], [(1.0, [target["joint2"], target["joint1"]])]),
-                    feedback=feedback.append)
+    handle = ros.send_goal(FollowJointTrajectory, ACTION, moveit_goal(HANGING, target, 1.0, ["joint2", "joint1"]),
+                           feedback=feedback.append)
+    assert handle.accepted
+    state = ros.wait_for_message(f"{CONTROLLER}/controller_state", JointTrajectoryControllerState, timeout=10.0)
+    assert list(state.joint_names) == JOINTS and state.speed_scaling_factor == 1.0
+    query = QueryTrajectoryState.Request()
+    query.time = state.header.stamp
+    answer = ros.call(QueryTrajectoryState, f"{CONTROLLER}/query_state", query)
+    assert list(answer.name) == JOINTS
+    if answer.success:               # sampled while the goal runs: its desired state there
+        assert len(answer.position) == len(answer.velocity) == len(answer.acceleration) == 2
+    response = ros.goal_result(handle, 30.0)
     assert response.status == GoalStatus.STATUS_SUCCEEDED, response.result.error_string
-    assert response.result.error_code == Result.SUCCESSFUL
-    assert len(feedback) >= 20, f"{len(feedback)} feedback messages over a 1 s goal"
+    assert response.result.error_code == FollowJointTrajectory.Result.SUCCESSFUL
+    assert response.result.error_string.startswith("Goal successfully reached!")
+    assert feedback, "no feedback while the goal ran"
+    indices = [f.index for f in feedback]
+    assert indices == sorted(indices) and max(indices) <= 4, indices
     last = feedback[-1]
-    assert list(last.joint_names) == JOINTS and len(last.desired.positions) == len(last.actual.positions) == 2
+    assert list(last.joint_names) == JOINTS
     np.testing.assert_allclose(np.subtract(last.desired.positions, last.actual.positions), last.error.positions,
                                atol=1e-12)
     final = ros.wait_for_message("joint_states", JointState)
-    np.testing.assert_allclose(final.position, [target["joint1"], target["joint2"]], atol=0.02)
+    np.testing.assert_allclose(final.position, target, atol=0.02)
+    after = ros.call(QueryTrajectoryState, f"{CONTROLLER}/query_state", QueryTrajectoryState.Request())
+    assert not after.success and after.message
 
-    # an unknown joint: INVALID_JOINTS, naming it
-    response = _run(ros, _goal(["joint1", "elbow"], [(1.0, [0.0, 0.0])]))
-    assert response.status == GoalStatus.STATUS_ABORTED
-    assert response.result.error_code == Result.INVALID_JOINTS and "elbow" in response.result.error_string
+    # what JTC rejects in its goal callback (cpp 1667-1812) is rejected, never accepted and then aborted
+    for names, points in ((["joint1", "elbow"], [(1.0, [0.0, 0.0])]),              # unknown joint
+                          (["joint1"], [(1.0, [0.0])]),                              # partial, not allowed
+                          (JOINTS, [(1.0, [0.0, 0.0]), (0.5, [0.1, 0.0])]),          # time going back
+                          (JOINTS, [(1.0, [0.0, 0.0], [0.0, 0.2])]),                 # moving at the end
+                          (JOINTS, [])):                                             # no points
+        assert not ros.send_goal(FollowJointTrajectory, ACTION, _goal(names, points)).accepted, (names, points)
 
-    # non-monotonic times: INVALID_GOAL
-    response = _run(ros, _goal(JOINTS, [(1.0, [0.0, 0.0]), (0.5, [0.1, 0.0])]))
-    assert response.result.error_code == Result.INVALID_GOAL and "increasing" in response.result.error_string
+    # a partial goal once allowed: the joint it leaves out holds where it is
+    _set(ros, "allow_partial_joints_goal", True)
+    held = ros.wait_for_message("joint_states", JointState).position[0]
+    response = ros.goal_result(ros.send_goal(FollowJointTrajectory, ACTION, _goal(["joint2"], [(0.5, [0.2])])), 30.0)
+    assert response.status == GoalStatus.STATUS_SUCCEEDED, response.result.error_string
+    final = ros.wait_for_message("joint_states", JointState)
+    np.testing.assert_allclose(final.position, [held, 0.2], atol=0.02)
 
-    # a goal tolerance no controller meets, with little time to meet it: GOAL_TOLERANCE_VIOLATED, naming the joint
+    # tolerances no controller meets: JTC's codes, its strings first, then which joint and by how much
     tight = [JointTolerance(name="joint1", position=1e-9)]
-    response = _run(ros, _goal(JOINTS, [(0.3, [-1.2, 0.3])], goal_tolerance=tight, goal_time=0.05))
+    goal = _goal(JOINTS, [(0.3, [-1.2, 0.3])], goal_time=0.05)
+    goal.goal_tolerance = tight
+    response = ros.goal_result(ros.send_goal(FollowJointTrajectory, ACTION, goal), 30.0)
     assert response.status == GoalStatus.STATUS_ABORTED
-    assert response.result.error_code == Result.GOAL_TOLERANCE_VIOLATED
+    assert response.result.error_code == FollowJointTrajectory.Result.GOAL_TOLERANCE_VIOLATED
+    assert response.result.error_string.startswith("Aborted due to goal_time_tolerance exceeding by ")
     assert "joint1" in response.result.error_string
+    goal = _goal(JOINTS, [(0.3, [0.5, -0.5])])
+    goal.path_tolerance = tight
+    response = ros.goal_result(ros.send_goal(FollowJointTrajectory, ACTION, goal), 30.0)
+    assert response.result.error_code == FollowJointTrajectory.Result.PATH_TOLERANCE_VIOLATED
+    assert response.result.error_string.startswith("Aborted due to path tolerance violation")
     assert node.alive()
 
 
-def test_cancel_holds_the_position_and_a_new_goal_preempts_the_running_one(ros):
+def test_preemption_and_cancel_end_goals_as_jtc_does(ros):
     from action_msgs.msg import GoalStatus
     from control_msgs.action import FollowJointTrajectory
     from sensor_msgs.msg import JointState
@@ -99,6 +150,7 @@ def test_cancel_holds_the_position_and_a_new_goal_preempts_the_running_one(ros):
     assert ros.spin_until(cancel.done, 10.0) and cancel.result().goals_canceling
     response = ros.goal_result(handle, 10.0)
     assert response.status == GoalStatus.STATUS_CANCELED
+    assert response.result.error_code == FollowJointTrajectory.Result.SUCCESSFUL    # JTC: an empty result
     held = np.array([m.position for _, m in ros.collect("joint_states", JointState, 1.0)])
     assert np.ptp(held, axis=0).max() < 0.02, "after a cancel the arm holds the position it reached"
     assert np.abs(held[-1] - HANGING).max() > 0.05, "it had moved off before the cancel"
@@ -109,6 +161,6 @@ def test_cancel_holds_the_position_and_a_new_goal_preempts_the_running_one(ros):
     preempted = ros.goal_result(first, 10.0)
     assert preempted.status == GoalStatus.STATUS_ABORTED
     assert preempted.result.error_code == FollowJointTrajectory.Result.INVALID_GOAL
-    assert "preempted" in preempted.result.error_string
+    assert preempted.result.error_string == "Current goal preempted by new incoming action."
     assert ros.goal_result(second, 20.0).status == GoalStatus.STATUS_SUCCEEDED
     assert node.alive()
