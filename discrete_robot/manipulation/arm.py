@@ -112,4 +112,8 @@ def finger_trajectory(arm: ArmFinger, waypoints, pushing, q_start, max_push_spee
     if len(t) < 2:
         raise InputError("finger path: every segment has zero length")
     q = arm.joint_path(finger, q_start)
-    return FingerTrajectory(t, q, np.gradient(q, t, axis=0), finger, np.concatenate(segments))
+    qd = np.gradient(q, t, axis=0)
+    # rest to rest by construction (min-jerk ends at rest): the divided difference of the last two inverse-kinematics
+    # solutions is not exactly zero, and a trajectory's last point must be at rest (FollowJointTrajectory)
+    qd[0] = qd[-1] = 0.0
+    return FingerTrajectory(t, q, qd, finger, np.concatenate(segments))
