@@ -1,12 +1,14 @@
 """The table-top pushing scene: a rectangular table, an object on it and the clearance of the arm's finger.
 
 Loaded from a YAML file, one per arm (config/table_scene_<model name>.yaml: the table in front of that arm,
-and the arm's ready configuration): poses are (x, y, θ) of the object frame in the world
+and the arm's ready configuration; docs/manipulation.md says how to write one), or, for an arm without one,
+derived from the arm's reach (:func:`default_scene`): poses are (x, y, θ) of the object frame in the world
 frame (REP 103: z up; m, rad), the table is axis-aligned in the world, and the object is the same
 description the push services take (footprint counter-clockwise in the object frame, weight, support and
 finger friction, pressure model).
 """
 
+import contextlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -103,3 +105,72 @@ def load_scene(path) -> TableScene:
     if not isinstance(data, dict):
         raise ModelError(f"scene file {path}: expected a mapping with table and object")
     return scene_from_dict(data, str(path))
+
+
+#: the default scene's object: a 10 cm square of 2 N on a support of friction 0.4, pushed with friction 0.3
+DEFAULT_OBJECT = {"footprint": [-0.05, -0.05, 0.05, -0.05, 0.05, 0.05, -0.05, 0.05], "normal_force": 2.0,
+                  "support_friction": 0.4, "contact_friction": 0.3, "pressure_model": "exact"}
+#: configurations sampled to find the arm's reach and a ready configuration
+REACH_SAMPLES = 4000
+#: the default table's x extent and half-width as shares of the reach R, in front (+x) of the arm's base
+TABLE_X, TABLE_HALF_WIDTH = (0.3, 0.9), 0.35
+#: the ready fingertip's distance behind the object's start, as a share of the reach
+BEHIND = 0.15
+
+
+def scene_for(model) -> TableScene:
+    """The arm's shipped scene (config/table_scene_<name>.yaml) when there is one, else :func:`default_scene`."""
+    path = scene_path_for(model.name)
+    return load_scene(path) if path.exists() else default_scene(model)
+
+
+def default_scene(model, seed: int = 0) -> TableScene:
+    """A table derived from the arm's reach, for an arm without a scene file.
+
+    R is the largest horizontal distance of the fingertip from the base over REACH_SAMPLES configurations
+    drawn uniformly within the joint limits (±π where a revolute joint has none). The table spans
+    TABLE_X·R in x in front of the base and ±TABLE_HALF_WIDTH·R in y; the object (DEFAULT_OBJECT) starts at its
+    centre. The ready configuration puts the fingertip behind the object (BEHIND·R back in x): a planar arm's
+    sample nearest there (its table is its plane); for a spatial arm, which pushes with its tool held pointing
+    down, the down-pointing sample nearest there, moved onto that spot at its own height by the tool-point
+    inverse kinematics with its orientation kept, and the table top is that height less the fingertip's radius
+    and a 5 mm clearance. InputError when the model has no fingertip or no sample points it down.
+    """
+    from discrete_robot.errors import InfeasibleError
+    from discrete_robot.manipulation.arm import DOWNWARD
+    from discrete_robot.model.inverse_kinematics import ToolPoint, joint_path
+    from discrete_robot.model.kinematics import forward_kinematics
+
+    tip = model.fingertip
+    if tip is None:
+        raise InputError(f"model '{model.name}' has no fingertip (docs/model_format.md): no scene can be derived")
+    tool = ToolPoint.on(model, tip.link, tip.offset)
+    lower = np.where(np.isfinite(model.lower), model.lower, -np.pi)
+    upper = np.where(np.isfinite(model.upper), model.upper, np.pi)
+    samples = np.random.default_rng(seed).uniform(lower, upper, (REACH_SAMPLES, model.dof))
+    frames = forward_kinematics(model, samples)
+    rotations = frames.rotations[:, tool.link]
+    points = frames.positions[:, tool.link] + rotations @ tool.offset
+    base = forward_kinematics(model, np.zeros(model.dof)).positions[0]
+    reach = float(np.max(np.linalg.norm(points[:, :2] - base[:2], axis=1)))
+    center = base[:2] + [0.5 * sum(TABLE_X) * reach, 0.0]
+    behind = center - [BEHIND * reach, 0.0]
+    planar = float(np.ptp(points[:, 2])) < 1e-9
+    down = (rotations @ tool.offset)[:, 2] <= -DOWNWARD * np.linalg.norm(tool.offset)
+    usable = np.ones(len(samples), bool) if planar else down
+    if not usable.any():
+        raise InputError(f"model '{model.name}': no sampled configuration points the fingertip down; write a scene "
+                         "file (docs/manipulation.md)")
+    nearest = int(np.argmin(np.where(usable, np.linalg.norm(points[:, :2] - behind, axis=1), np.inf)))
+    ready, clearance, height = samples[nearest], 0.0, float(points[nearest, 2])
+    if not planar:
+        clearance = 0.005
+        with contextlib.suppress(InfeasibleError):       # unreachable exactly: the sample itself is ready
+            ready = joint_path(model, tool, [[*behind, height]], ready, rotations[nearest])[0]
+        height -= tip.radius + clearance
+    data = {"table": {"x": [float(base[0] + TABLE_X[0] * reach), float(base[0] + TABLE_X[1] * reach)],
+                      "y": [float(base[1] - TABLE_HALF_WIDTH * reach), float(base[1] + TABLE_HALF_WIDTH * reach)],
+                      "height": height},
+            "arm_ready_positions": np.asarray(ready).tolist(), "finger_clearance": clearance,
+            "object": {**DEFAULT_OBJECT, "start_pose": [float(center[0]), float(center[1]), 0.0]}}
+    return scene_from_dict(data, f"default scene of '{model.name}'")

@@ -56,9 +56,10 @@ def _settle(session: RosSession, names: list[str], ready) -> None:
 
 def push_to_pose(session: RosSession, output_dir: Path, progress: tqdm, model_name: str, goal, start=None,
                  footprint=(), normal_force: float = 0.0, support_friction: float = 0.0,
-                 contact_friction: float = -1.0) -> dict:
-    """Run one push-to-pose goal (module docstring); poses (x, y, θ) in m and rad, world."""
-    scene = load_scene(scene_path_for(model_name))
+                 contact_friction: float = -1.0, scene=None) -> dict:
+    """Run one push-to-pose goal (module docstring); poses (x, y, θ) in m and rad, world. ``scene``: the
+    manipulation node's (default: the shipped config/table_scene_<model_name>.yaml)."""
+    scene = load_scene(scene_path_for(model_name)) if scene is None else scene
     names = list(session.wait_for_message("joint_states", JointState, timeout=30.0).name)
     _settle(session, names, scene.arm_ready_positions)
     progress.update(1)
