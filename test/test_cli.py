@@ -17,3 +17,62 @@ def test_building_a_capabilitys_parser_imports_nothing_heavy(capability):
              f"print(','.join(m for m in {HEAVY!r} if m in sys.modules))")
     loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout.strip()
     assert loaded == "", f"building the {capability} parser imported {loaded}"
+
+
+def test_a_list_value_starting_with_minus_is_a_value_not_an_option():
+    from discrete_robot.cli import joined_negative_values
+
+    assert joined_negative_values(["--object-footprint", "-0.05,-0.05,0.05,-0.05", "--goal", "1,0,0"]) == [
+        "--object-footprint=-0.05,-0.05,0.05,-0.05", "--goal", "1,0,0"]
+    assert joined_negative_values(["--q0", "-1", "-2"]) == ["--q0", "-1", "-2"]    # argparse reads these itself
+
+
+def test_the_push_to_pose_parser_takes_a_footprint_starting_with_minus():
+    from discrete_robot.cli import build_parser, joined_negative_values
+
+    argv = ["experiment", "push-to-pose", "--goal", "1.0,0.0,0.3", "--object-footprint",
+            "-0.05,-0.05,0.05,-0.05,0.05,0.05,-0.05,0.05"]
+    args = build_parser("experiment").parse_args(joined_negative_values(argv))
+    assert args.object_footprint == [-0.05, -0.05, 0.05, -0.05, 0.05, 0.05, -0.05, 0.05]
+
+
+def test_a_long_result_prints_at_most_twenty_lines_and_goes_whole_to_a_file(tmp_path, capsys, monkeypatch):
+    import json
+
+    from discrete_robot import cli
+
+    document = {"t": list(range(2000)), "q": [[0.1 * k, -0.2 * k] for k in range(500)], "name": "long",
+                **{f"field_{k}": k for k in range(40)}}
+    monkeypatch.setitem(cli.CAPABILITIES, "probe", ("probe_module", "test"))
+
+    class Probe:
+        @staticmethod
+        def add_commands(parser, common):
+            sub = parser.add_subparsers(dest="command", required=True)
+            sub.add_parser("long", parents=[common]).set_defaults(run=lambda args: document)
+
+    monkeypatch.setitem(__import__("sys").modules, "probe_module", Probe)
+    assert cli.main(["probe", "long", "--output-dir", str(tmp_path)]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert len(printed) <= cli.SUMMARY_LINES + 1         # the summary, and the line naming the file
+    assert "[2000 values, 0 .. 1999]" in "\n".join(printed) and "500x2 values" in "\n".join(printed)
+    assert json.loads((tmp_path / "probe_long.json").read_text()) == document
+
+
+def test_the_demo_summary_is_one_line_per_experiment_and_says_what_to_open():
+    from discrete_robot.ros.cli import next_steps, summary_text
+
+    experiments = {
+        "plan-execute": {"final_position_error_rad": [0.001, 0.002], "largest_tracking_error_rad": 0.02,
+                         "planned_duration_s": 1.1, "plot": "/r/plan_execute.png"},
+        "space": {"base_displacement_m": [0.01, 0.0, 0.0], "base_rotation_rad": 0.1, "plot": "/r/space_robot.png"},
+        "push-sweep": {"final_rotation_rad": [-0.3, 0.0, 0.3], "plot": "/r/push_sweep.png"},
+        "push-to-pose": {"final_error": {"position_m": 0.004, "angle_rad": 0.02}, "success": True,
+                         "plots": ["/r/push_to_pose.png", "/r/push_to_pose_joints.png"]},
+    }
+    summary = {"output_dir": "/r", "mcap": {"path": "/r/experiments.mcap"}}
+    summary["next_steps"] = next_steps(summary)
+    lines = summary_text(experiments, summary).splitlines()
+    assert [line.split()[0] for line in lines[:4]] == list(experiments)
+    assert len(lines) <= 8 and lines[4].startswith("results: /r")
+    assert "experiments.mcap" in "\n".join(lines[4:])

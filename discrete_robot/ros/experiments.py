@@ -25,10 +25,11 @@ from pathlib import Path
 import numpy as np
 from builtin_interfaces.msg import Duration
 from control_msgs.action import FollowJointTrajectory
+from diagnostic_msgs.msg import DiagnosticArray
 from discrete_robot_interfaces.srv import PlanTrajectory, SimulatePush
 from geometry_msgs.msg import Point, Pose2D, PoseStamped
 from sensor_msgs.msg import JointState
-from std_msgs.msg import String
+from std_msgs.msg import Float64MultiArray, String
 from tqdm import tqdm
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
@@ -126,23 +127,43 @@ def plan_execute(session: RosSession, output_dir: Path, progress: tqdm) -> dict:
     planned = np.column_stack([np.interp(t[during] - t0, plan_t, plan_q[:, j]) for j in range(len(names))])
     tracking = float(np.max(np.abs(q[during] - planned))) if np.any(during) else float("nan")
 
-    fig, axes = new_figure(1, 2)
-    for j, name in enumerate(names):
-        axes[0].plot(plan_t, plan_q[:, j], "--", label=f"{name} planned")
-        axes[0].plot(t - t0, q[:, j], label=f"{name} executed")
-        if plan_tau.size:
-            line, = axes[1].step(plan_t, plan_tau[:, j], where="post", label=f"{name} torque")
-            axes[1].hlines([-max_effort[j], max_effort[j]], plan_t[0], plan_t[-1], colors=line.get_color(),
-                           linestyles=":", label=f"{name} limits")
-    axes[0].set(xlabel="t [s]", ylabel="q [rad]", title="plan vs joint_states", xlim=(-0.5, plan_t[-1] + 1.5))
-    axes[1].set(xlabel="t [s]", ylabel="torque [N m]", title="planned torques and their limits")
-    for axis in axes:
-        axis.legend(fontsize=8)
-    plot = save_figure(fig, output_dir, "plan_execute")
+    plot = save_figure(_plan_execute_figure(names, (plan_t, plan_q, plan_tau), (t - t0, q), max_effort),
+                       output_dir, "plan_execute")
     return {"planned_duration_s": response.duration, "plan_points": len(plan.points), "max_effort": max_effort,
             "final_position_error_rad": final_error, "joint_states_received": len(states),
             "action_error_code": response.execution_error_code, "planner_message": response.message,
             "largest_tracking_error_rad": tracking, "plot": plot}
+
+
+def _plan_execute_figure(names, plan, executed, max_effort):
+    """Positions (the plan drawn over the executed motion), the tracking error and the planned torques against
+    the time from the start of execution, over the plan's span."""
+    plan_t, plan_q, plan_tau = plan
+    t, q = executed
+    span = (-0.05 * plan_t[-1], 1.2 * plan_t[-1])
+    fig, axes = new_figure(1, 3, figsize=(16, 4.2))
+    shown = (t >= span[0]) & (t <= span[1])
+    for j, name in enumerate(names):
+        line, = axes[0].plot(t[shown], q[shown, j], linewidth=4, alpha=0.35, label=f"{name} executed")
+        axes[0].plot(plan_t, plan_q[:, j], "--", color=line.get_color(), linewidth=1.2, label=f"{name} planned")
+        inside = shown & (t <= plan_t[-1]) & (t >= 0.0)
+        error = q[inside, j] - np.interp(t[inside], plan_t, plan_q[:, j])
+        axes[1].plot(t[inside], np.degrees(error), color=line.get_color(), label=name)
+        if plan_tau.size:
+            axes[2].step(plan_t, plan_tau[:, j], where="post", color=line.get_color(), label=f"{name} torque")
+            axes[2].hlines([-max_effort[j], max_effort[j]], plan_t[0], plan_t[-1], colors=line.get_color(),
+                           linestyles=":", label=f"{name} limits")
+    axes[0].set(xlabel="t from execution start [s]", ylabel="q [rad]", title="plan (dashed) over joint_states",
+                xlim=span)
+    axes[1].set(xlabel="t from execution start [s]", ylabel="executed − planned [deg]", title="tracking error",
+                xlim=span)
+    axes[1].axhline(0.0, color="grey", linewidth=0.5)
+    axes[2].set(xlabel="t from execution start [s]", ylabel="torque [N m]", title="planned torques and limits",
+                xlim=span)
+    for axis in axes:
+        axis.grid(True, alpha=0.3)
+        axis.legend(fontsize=7)
+    return fig
 
 
 def _execute(session: RosSession, goal, timeout: float, feedback=None):
@@ -162,10 +183,25 @@ def _result(session: RosSession, handle, timeout: float):
 
 
 def space(session: RosSession, output_dir: Path, progress: tqdm, seconds: float = 10.0) -> dict:
-    """The free-floating space robot under the paper's loads: base pose and joint states over time."""
-    poses, joints = [], []
+    """The free-floating space robot under the paper's loads: base pose, joints, momentum and energy over time,
+    and the node's momentum drift (after the applied loads' impulse) from its diagnostics."""
+    poses, joints, momenta, drifts = [], [], [], []
+
+    def on_momentum(msg):       # no header: stamped with the base pose of the same tick, published before it
+        if poses:
+            momenta.append((_stamp(poses[-1]), list(msg.data)))
+
+    def on_diagnostics(msg):
+        for status in msg.status:
+            values = {v.key: v.value for v in status.values}
+            drift = [float(values[k]) for k in values if "momentum_drift" in k and k.startswith("linear")]
+            if "space_robot" in status.name and drift and poses:
+                drifts.append((_stamp(poses[-1]), drift[0]))
+
     subscriptions = [session.node.create_subscription(PoseStamped, "space_robot/base_pose", poses.append, 10),
-                     session.node.create_subscription(JointState, "space_robot/joint_states", joints.append, 10)]
+                     session.node.create_subscription(JointState, "space_robot/joint_states", joints.append, 10),
+                     session.node.create_subscription(Float64MultiArray, "space_robot/momentum", on_momentum, 10),
+                     session.node.create_subscription(DiagnosticArray, "/diagnostics", on_diagnostics, 10)]
     _spin_with_progress(session, progress, seconds)
     for subscription in subscriptions:
         session.node.destroy_subscription(subscription)
@@ -176,17 +212,53 @@ def space(session: RosSession, output_dir: Path, progress: tqdm, seconds: float 
     quaternion = np.array([[p.pose.orientation.w, p.pose.orientation.x, p.pose.orientation.y, p.pose.orientation.z]
                            for p in poses])
     attitude_change = 2 * np.arccos(np.clip(np.abs(quaternion @ quaternion[0]), 0.0, 1.0))
-    fig, axes = new_figure(1, 2)
-    for k, axis_name in enumerate("xyz"):
-        axes[0].plot(t - t[0], position[:, k] - position[0, k], label=f"base {axis_name}")
-    axes[0].set(xlabel="t [s]", ylabel="displacement [m]", title="base position")
-    axes[1].plot(t - t[0], np.degrees(attitude_change))
-    axes[1].set(xlabel="t [s]", ylabel="rotation from start [deg]", title="base attitude")
-    axes[0].legend(fontsize=8)
-    plot = save_figure(fig, output_dir, "space_robot")
+    joint_series = (np.array([_stamp(m) for m in joints]), np.array([m.position for m in joints]),
+                    list(joints[0].name)) if joints else None
+    plot = save_figure(space_figure(t, position, attitude_change, joint_series, momenta, drifts), output_dir,
+                       "space_robot")
     return {"base_poses_received": len(poses), "joint_states_received": len(joints),
+            "momentum_messages": len(momenta), "largest_momentum_drift": max((d for _, d in drifts), default=None),
             "base_displacement_m": position[-1] - position[0], "base_rotation_rad": attitude_change[-1],
             "plot": plot}
+
+
+def space_figure(t, position, attitude_change, joints, momenta, drifts):
+    """Base position and rotation, the arm joints, momentum and kinetic energy, and the momentum drift against
+    simulated time. ``joints``: (times, positions (k, n), names) or None; ``momenta``: (t, the momentum
+    message's data); ``drifts``: (t, linear momentum drift) from the diagnostics."""
+    fig, axes = new_figure(2, 2, figsize=(13, 7.5))
+    t0 = t[0]
+    for k, axis_name in enumerate("xyz"):
+        axes[0, 0].plot(t - t0, position[:, k] - position[0, k], label=f"base {axis_name}")
+    axes[0, 0].set(xlabel="t [s]", ylabel="displacement [m]", title="base position and rotation")
+    axes[0, 0].legend(fontsize=7, loc="upper left")
+    twin = axes[0, 0].twinx()
+    twin.plot(t - t0, np.degrees(attitude_change), color="black", linestyle="--", label="base rotation")
+    twin.set_ylabel("rotation from start [deg]")
+    twin.legend(fontsize=7, loc="lower right")
+    if joints is not None:
+        joint_t, joint_q, names = joints
+        for j, name in enumerate(names):
+            axes[0, 1].plot(joint_t - t0, joint_q[:, j], linewidth=1, label=name)
+        axes[0, 1].legend(fontsize=6, ncol=2)
+    axes[0, 1].set(xlabel="t [s]", ylabel="q [rad]", title="arm joints")
+    if momenta:
+        momentum_t = np.array([m[0] for m in momenta]) - t0
+        data = np.array([m[1] for m in momenta])
+        axes[1, 0].plot(momentum_t, np.linalg.norm(data[:, :3], axis=1), label="|P| [kg m/s]")
+        axes[1, 0].plot(momentum_t, np.linalg.norm(data[:, 3:6], axis=1), label="|L| about the CoM [kg m²/s]")
+        axes[1, 0].plot(momentum_t, data[:, 6], label="kinetic energy [J]")
+        axes[1, 0].legend(fontsize=7)
+    axes[1, 0].set(xlabel="t [s]", title="momentum and kinetic energy (the applied loads change them)")
+    if drifts:
+        drift_t, drift = np.array(drifts).T
+        axes[1, 1].semilogy(drift_t - t0, np.maximum(drift, 1e-18), "o-", label="linear momentum drift")
+        axes[1, 1].legend(fontsize=7)
+    axes[1, 1].set(xlabel="t [s]", ylabel="|P − P₀ − ∫F dt| [kg m/s]",
+                   title="conservation: momentum less the loads' impulse (/diagnostics)")
+    for axis in axes.flat:
+        axis.grid(True, alpha=0.3)
+    return fig
 
 
 def push_sweep(session: RosSession, output_dir: Path, progress: tqdm) -> dict:
@@ -194,28 +266,51 @@ def push_sweep(session: RosSession, output_dir: Path, progress: tqdm) -> dict:
     half = 0.05
     offsets = np.linspace(-0.8 * half, 0.8 * half, 7)
     square = [Point(x=x, y=y) for x, y in ((-half, -half), (half, -half), (half, half), (-half, half))]
-    fig, axes = new_figure(1, 2)
-    rotations = []
+    friction = {"normal_force": 2.0, "support_friction": 0.4, "contact_friction": 0.3, "pusher_radius": 0.01}
+    paths, finals = [], []
     for offset in offsets:
         request = SimulatePush.Request(
-            footprint=square, normal_force=2.0, support_friction=0.4, contact_friction=0.3, pusher_radius=0.01,
-            object_pose=Pose2D(x=0.0, y=0.0, theta=0.0),
+            footprint=square, **friction, object_pose=Pose2D(x=0.0, y=0.0, theta=0.0),
             pusher_path=[Point(x=-0.2, y=float(offset)), Point(x=0.15, y=float(offset))],
             pusher_speed=0.05, time_step=0.02)
         response = session.call(SimulatePush, "simulate_push", request, timeout=60.0)
         if not response.success:
             raise ExperimentError(f"simulate_push failed at offset {offset:.3f} m: {response.message}")
-        x = [p.x for p in response.object_poses]
-        y = [p.y for p in response.object_poses]
-        rotations.append(response.object_poses[-1].theta)
-        axes[0].plot(x, y, label=f"offset {offset * 100:+.1f} cm")
+        paths.append(np.array([[p.x, p.y] for p in response.object_poses]))
+        final = response.object_poses[-1]
+        finals.append((final.x, final.y, final.theta))
         progress.update(1)
-    axes[0].set(xlabel="x [m]", ylabel="y [m]", title="object path", aspect="equal")
-    axes[0].legend(fontsize=7)
-    axes[1].plot(offsets * 100, np.degrees(rotations), "o-")
-    axes[1].set(xlabel="contact offset [cm]", ylabel="final rotation [deg]", title="rotation vs offset")
-    plot = save_figure(fig, output_dir, "push_sweep")
+    rotations = [theta for _, _, theta in finals]
+    plot = save_figure(push_sweep_figure(half, offsets, paths, finals, friction), output_dir, "push_sweep")
     return {"offsets_m": offsets, "final_rotation_rad": rotations, "plot": plot}
+
+
+def push_sweep_figure(half: float, offsets, paths, finals, friction: dict):
+    """Object paths with the start and final footprints (a square of half-width ``half``, m), and the final
+    rotation against the contact offset, with the friction values in the title."""
+    fig, axes = new_figure(1, 2, figsize=(13, 4.8))
+    outline = np.array([[-half, -half], [half, -half], [half, half], [-half, half], [-half, -half]])
+    axes[0].plot(outline[:, 0], outline[:, 1], color="black", linewidth=1.5, label="footprint at the start")
+    for offset, path, (x, y, theta) in zip(offsets, paths, finals, strict=True):
+        line, = axes[0].plot(path[:, 0], path[:, 1], label=f"offset {offset * 100:+.1f} cm")
+        turn = np.array([[np.cos(theta), -np.sin(theta)], [np.sin(theta), np.cos(theta)]])
+        moved = outline @ turn.T + [x, y]
+        axes[0].plot(moved[:, 0], moved[:, 1], color=line.get_color(), linewidth=0.8, alpha=0.7)
+    axes[0].set(xlabel="x [m]", ylabel="y [m]", title="object centre paths and final footprints", aspect="equal")
+    axes[0].legend(fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5))
+    degrees = np.degrees([theta for _, _, theta in finals])
+    # a push through the centre does not turn the square and either side turns it the other way: the curve
+    # jumps there, so each side is drawn on its own
+    for side in (offsets < 0.0, offsets > 0.0):
+        axes[1].plot(offsets[side] * 100, degrees[side], "o-", color="tab:blue")
+    axes[1].plot(offsets[offsets == 0.0] * 100, degrees[offsets == 0.0], "o", color="tab:blue")
+    axes[1].axhline(0.0, color="grey", linewidth=0.5)
+    axes[1].set(xlabel="contact offset from the centre line [cm]", ylabel="final rotation [deg]",
+                title="rotation vs offset")
+    fig.suptitle(f"{200 * half:g} cm square pushed along +x: support μ = {friction['support_friction']}, finger "
+                 f"μ = {friction['contact_friction']}, normal force {friction['normal_force']} N, finger radius "
+                 f"{100 * friction['pusher_radius']:g} cm", fontsize=10)
+    return fig
 
 
 _FUNCTIONS = {"plan-execute": plan_execute, "space": space, "push-sweep": push_sweep,

@@ -56,9 +56,10 @@ def _settle(session: RosSession, names: list[str], ready) -> None:
 
 def push_to_pose(session: RosSession, output_dir: Path, progress: tqdm, model_name: str, goal, start=None,
                  footprint=(), normal_force: float = 0.0, support_friction: float = 0.0,
-                 contact_friction: float = -1.0, scene=None) -> dict:
+                 contact_friction: float = -1.0, scene=None, model=None) -> dict:
     """Run one push-to-pose goal (module docstring); poses (x, y, θ) in m and rad, world. ``scene``: the
-    manipulation node's (default: the shipped config/table_scene_<model_name>.yaml)."""
+    manipulation node's (default: the shipped config/table_scene_<model_name>.yaml); ``model``: the arm's, to
+    draw it (default: config/<model_name>.yaml)."""
     scene = load_scene(scene_path_for(model_name)) if scene is None else scene
     names = list(session.wait_for_message("joint_states", JointState, timeout=30.0).name)
     _settle(session, names, scene.arm_ready_positions)
@@ -100,40 +101,75 @@ def push_to_pose(session: RosSession, output_dir: Path, progress: tqdm, model_na
         "pushes": max((f.push_count for f in feedback), default=0),
         "success": bool(result.success), "message": result.message,
     }
-    document["plots"] = [_top_view(output_dir, scene, document), _joints(output_dir, names, states, t0)]
+    document["plots"] = [_top_view(output_dir, scene, document, _arm_outlines(model_name, model, states)),
+                         _joints(output_dir, names, states, t0)]
     return document
 
 
-def _top_view(output_dir: Path, scene, document: dict) -> str:
-    fig, axes = new_figure(1, 1)
-    axis = axes[0] if isinstance(axes, (list, np.ndarray)) else axes
+def _top_view(output_dir: Path, scene, document: dict, arm: list[np.ndarray] = ()) -> str:
+    """Left: the whole scene (table, the arm drawn at the start, middle and end of the push, the object's
+    motion); right: the motion itself, zoomed: object outlines along the executed path, the planned path on top
+    of the executed one, the fingertip and the goal. ``arm``: link-origin polylines (k, 2) in the world."""
+    fig, (whole, zoom) = new_figure(1, 2, figsize=(13, 5.6))
     (x0, x1), (y0, y1) = scene.table.x, scene.table.y
-    axis.plot([x0, x1, x1, x0, x0], [y0, y0, y1, y1, y0], color="saddlebrown", label="table")
-
-    def outline(pose, **style):
-        corners = to_world(np.asarray(pose, dtype=float), document_footprint)
-        axis.fill(corners[:, 0], corners[:, 1], fill=False, **style)
-
-    document_footprint = scene.obj.footprint
+    footprint = scene.obj.footprint
     executed = np.array(document["executed"]["object"]).reshape(-1, 3)
+    planned = np.array(document["planned"]["object"]).reshape(-1, 3)
+    finger = np.array(document["executed"]["finger"]).reshape(-1, 2)
     # outlines spread over the object's motion, not over time (it rests while the finger repositions)
     travelled = np.concatenate([[0.0], np.cumsum(np.linalg.norm(np.diff(executed, axis=0), axis=1))])
-    if len(executed):
-        marks = np.linspace(0.0, travelled[-1], OUTLINES)
-        for index in sorted({int(np.searchsorted(travelled, mark)) for mark in marks}):
-            outline(executed[min(index, len(executed) - 1)], edgecolor="tab:blue", alpha=0.4)
-    outline(document["goal"], edgecolor="tab:green", linewidth=2, label="goal")
-    planned = np.array(document["planned"]["object"]).reshape(-1, 3)
-    if len(planned):
-        axis.plot(planned[:, 0], planned[:, 1], "--", color="grey", label="planned object path")
-    if len(executed):
-        axis.plot(executed[:, 0], executed[:, 1], color="tab:blue", label="executed object path")
-    finger = np.array(document["executed"]["finger"]).reshape(-1, 2)
-    if len(finger):
-        axis.plot(finger[:, 0], finger[:, 1], color="tab:red", linewidth=0.8, label="fingertip")
-    axis.set(xlabel="x [m]", ylabel="y [m]", title="push to pose (top view)", aspect="equal")
-    axis.legend(fontsize=8)
+    marks = sorted({min(int(np.searchsorted(travelled, m)), len(executed) - 1)
+                    for m in np.linspace(0.0, travelled[-1], OUTLINES)}) if len(executed) else []
+    for axis in (whole, zoom):
+        axis.plot([x0, x1, x1, x0, x0], [y0, y0, y1, y1, y0], color="saddlebrown", label="table")
+        for k, index in enumerate(marks):
+            corners = to_world(executed[index], footprint)
+            axis.fill(corners[:, 0], corners[:, 1], fill=False, edgecolor="tab:blue", alpha=0.35,
+                      label="object along the executed path" if k == 0 else None)
+        goal = to_world(np.asarray(document["goal"], dtype=float), footprint)
+        axis.fill(goal[:, 0], goal[:, 1], fill=False, edgecolor="tab:green", linewidth=2, label="goal")
+        if len(executed):
+            axis.plot(executed[:, 0], executed[:, 1], color="tab:blue", linewidth=3, alpha=0.5,
+                      label="executed object path")
+        if len(planned):
+            axis.plot(planned[:, 0], planned[:, 1], "--", color="black", linewidth=1.2, marker=".", markersize=3,
+                      zorder=4, label="planned object path")
+        if len(finger):
+            axis.plot(finger[:, 0], finger[:, 1], color="tab:red", linewidth=0.8, label="fingertip")
+    for k, links in enumerate(arm):
+        whole.plot(links[:, 0], links[:, 1], "o-", color="dimgrey", alpha=0.4 + 0.3 * k / max(len(arm) - 1, 1),
+                   linewidth=2.5, markersize=4, label="arm (start, middle, end)" if k == 0 else None)
+    whole.set(xlabel="x [m]", ylabel="y [m]", title="scene (top view)", aspect="equal")
+    moving = np.vstack([p for p in (executed[:, :2], planned[:, :2], finger, goal) if len(p)]
+                       + [to_world(p, footprint) for p in executed[marks]] if marks else [goal])
+    low, high = moving.min(axis=0), moving.max(axis=0)
+    margin = 0.15 * max(high - low) + 0.01
+    zoom.set(xlim=(low[0] - margin, high[0] + margin), ylim=(low[1] - margin, high[1] + margin),
+             xlabel="x [m]", ylabel="y [m]", title="the push, zoomed", aspect="equal")
+    handles, labels = whole.get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncol=4, fontsize=8)
     return save_figure(fig, output_dir, "push_to_pose")
+
+
+def _arm_outlines(model_name: str, model, states: list) -> list[np.ndarray]:
+    """The arm's link origins and fingertip (x, y) at the first, middle and last joint state received."""
+    from discrete_robot.model.description import load_model, package_config_path
+    from discrete_robot.model.kinematics import forward_kinematics
+
+    if model is None:
+        path = package_config_path(f"{model_name}.yaml")
+        model = load_model(path) if path.exists() else None
+    if model is None or not states:
+        return []
+    outlines = []
+    for state in (states[0], states[len(states) // 2], states[-1]):
+        frames = forward_kinematics(model, np.asarray(state.position, dtype=float))
+        points = list(frames.positions[:, :2])
+        if model.fingertip is not None:
+            tip = [link.name for link in model.links].index(model.fingertip.link)
+            points.append((frames.positions[tip] + frames.rotations[tip] @ model.fingertip.offset)[:2])
+        outlines.append(np.array(points))
+    return outlines
 
 
 def _joints(output_dir: Path, names: list[str], states: list, t0: float) -> str:

@@ -47,10 +47,3 @@ def test_the_arm_stays_within_its_limits_and_the_summary_names_those_it_reached(
     assert free["energy_dissipated_J"] == 0.0 and free["energy_removed_by_joint_stops_J"] == 0.0
     assert free["max_relative_energy_drift"] < 1e-10
 
-
-def test_a_list_value_starting_with_minus_is_a_value_not_an_option():
-    from discrete_robot.cli import joined_negative_values
-
-    assert joined_negative_values(["--object-footprint", "-0.05,-0.05,0.05,-0.05", "--goal", "1,0,0"]) == [
-        "--object-footprint=-0.05,-0.05,0.05,-0.05", "--goal", "1,0,0"]
-    assert joined_negative_values(["--q0", "-1", "-2"]) == ["--q0", "-1", "-2"]    # argparse reads these itself
