@@ -15,6 +15,12 @@
 - ``predict_push`` / ``plan_trajectory``: the live ``push_predictor_node`` / ``trajectory_planner_node``
   started as child processes (as scripts/fuzz.py does), sent ``--requests`` / ``--plan-requests`` small valid
   requests (seeded, varied); failures, hangs, crashes and non-finite answers are counted.
+- ``bringup``: the whole system (``bringup``: every node, one process each) under ``--bringup-seconds`` (600) of
+  mixed load, round after round, each round's requests outstanding together: predict_push x 4, a plan
+  (execute false), a short FollowJointTrajectory goal (every other one canceled), a push_object goal at its
+  start, the space robot paused, stepped 100 steps and resumed, and real_time_factor set on both simulators.
+  Reported: requests sent, answered and unanswered (no answer within ``--timeout``), per kind, and every
+  node's RSS growth after the warm-up (the first 5 % of the time).
 
 Memory: resident set size (VmRSS from /proc/<pid>/status; of this process for the simulators, of the node
 process for the services), read after a warm-up (the first 1 % of steps or requests: caches, JIT and DDS
@@ -24,6 +30,7 @@ was seen, every step or request went through, and the node stayed alive. Exit st
 """
 
 import argparse
+import contextlib
 import gc
 import json
 import math
@@ -42,7 +49,8 @@ SPACE_MODEL = "space_robot_dual_arm.yaml"
 SPACE_TIME_STEP = 0.001       # s, space_robot_node's default time_step
 SQUARE = [(-0.05, -0.05), (0.05, -0.05), (0.05, 0.05), (-0.05, 0.05)]
 ARM_JOINTS = ["joint1", "joint2"]
-TARGET_NAMES = ("space_robot", "arm", "predict_push", "plan_trajectory")
+TARGET_NAMES = ("space_robot", "arm", "predict_push", "plan_trajectory", "bringup")
+TWENTIETHS = 20               # bringup: RSS read every 5 % of the run, the first reading after the warm-up
 
 
 # ------------------------------------------------------------------------------------------------ memory
@@ -338,6 +346,142 @@ def soak_service(session, workdir: Path, service: Service, requests: int, timeou
     return report
 
 
+# ------------------------------------------------------------------------------------------------ bringup
+
+def _node_pids(pid: int) -> dict[str, int]:
+    """The node processes bringup ``pid`` started, by executable name (/proc/<pid>/task/<pid>/children)."""
+    pids = {}
+    for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split():
+        with_args = Path(f"/proc/{child}/cmdline").read_bytes().split(b"\0")
+        names = [Path(arg.decode()).name for arg in with_args[:2] if arg]
+        node = next((name for name in names if name.endswith("_node")), None)
+        if node is not None:
+            pids[node] = int(child)
+    return pids
+
+
+def _round_requests(rng: np.random.Generator) -> list[tuple[str, str, object, str]]:
+    """(kind, interface path, request or goal, name) of one round of the mixed load."""
+    from builtin_interfaces.msg import Duration
+    from control_msgs.action import FollowJointTrajectory
+    from discrete_robot_interfaces.action import PushObject
+    from discrete_robot_interfaces.srv import StepSimulation
+    from geometry_msgs.msg import Pose2D
+    from rcl_interfaces.srv import SetParameters
+    from rclpy.parameter import Parameter
+    from std_srvs.srv import Trigger
+    from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+
+    target = rng.uniform(-0.5, 0.5, size=2)
+    arm = FollowJointTrajectory.Goal(trajectory=JointTrajectory(joint_names=ARM_JOINTS, points=[
+        JointTrajectoryPoint(positions=target.tolist(), time_from_start=Duration(nanosec=300_000_000))]))
+    start = Pose2D(x=1.1, y=0.0, theta=0.0)
+    factor = float(rng.choice([0.5, 1.0, 2.0]))
+
+    def rtf():
+        return SetParameters.Request(parameters=[Parameter("real_time_factor", value=factor).to_parameter_msg()])
+
+    requests = [("service", "discrete_robot_interfaces.srv:PredictPush", predict_push_request(rng), "predict_push")
+                for _ in range(4)]
+    plan = plan_trajectory_request(rng)
+    plan.execute = False
+    requests += [
+        ("service", "discrete_robot_interfaces.srv:PlanTrajectory", plan, "plan_trajectory"),
+        ("action", "control_msgs.action:FollowJointTrajectory", arm,
+         "joint_trajectory_controller/follow_joint_trajectory"),
+        ("action", "discrete_robot_interfaces.action:PushObject",
+         PushObject.Goal(goal=start, use_start=True, start=start, contact_friction=-1.0), "push_object"),
+        ("service", "std_srvs.srv:Trigger", Trigger.Request(), "space_robot/simulation/pause"),
+        ("service", "discrete_robot_interfaces.srv:StepSimulation", StepSimulation.Request(steps=100),
+         "space_robot/simulation/step"),
+        ("service", "std_srvs.srv:Trigger", Trigger.Request(), "space_robot/simulation/resume"),
+        ("service", "rcl_interfaces.srv:SetParameters", rtf(),
+         "discrete_robot_node/set_parameters"),
+        ("service", "rcl_interfaces.srv:SetParameters", rtf(), "space_robot_node/set_parameters"),
+    ]
+    return requests
+
+
+def soak_bringup(session, workdir: Path, seconds: float, timeout: float, seed: int, rss_limit: float) -> dict:
+    """The whole system under ``seconds`` of mixed load (module docstring); counts per kind and RSS per node."""
+    import importlib
+
+    from rclpy.action import ActionClient
+    from sensor_msgs.msg import JointState
+
+    from discrete_robot.nodes.common import ACTION_QOS, SERVICE_QOS
+    from discrete_robot.ros.processes import NodeProcess
+
+    def interface(path):
+        module, name = path.split(":")
+        return getattr(importlib.import_module(module), name)
+
+    rng = np.random.default_rng(seed)
+    bringup = NodeProcess("bringup", workdir / "bringup")
+    counts: dict[str, dict[str, int]] = {}
+    clients: dict[str, object] = {}
+    memory: dict[str, MemoryTrack] = {}
+    rounds, began = 0, time.monotonic()
+    try:
+        session.wait_for_message("joint_states", JointState, timeout=120.0)
+        session.wait_for_message("space_robot/joint_states", JointState, timeout=120.0)
+        memory = {node: MemoryTrack(pid=pid) for node, pid in _node_pids(bringup.process.pid).items()}
+        while time.monotonic() - began < seconds and bringup.alive():
+            rounds += 1
+            pending = []
+            for kind, path, request, name in _round_requests(rng):
+                tally = counts.setdefault(name, {"sent": 0, "answered": 0, "unanswered": 0, "refused": 0})
+                tally["sent"] += 1
+                if name not in clients:
+                    clients[name] = (session.node.create_client(interface(path), name, qos_profile=SERVICE_QOS)
+                                     if kind == "service" else ActionClient(session.node, interface(path), name,
+                                                                            **ACTION_QOS))
+                    wait = clients[name].wait_for_service if kind == "service" else clients[name].wait_for_server
+                    wait(timeout_sec=60.0)
+                client = clients[name]
+                future = client.call_async(request) if kind == "service" else client.send_goal_async(request)
+                pending.append((kind, name, future))
+            session.spin_until(lambda futures=pending: all(f.done() for _, _, f in futures), timeout)
+            results = []
+            for kind, name, future in pending:
+                if not future.done():
+                    counts[name]["unanswered"] += 1
+                elif kind == "action":
+                    handle = future.result()
+                    if not handle.accepted:
+                        counts[name]["answered"] += 1
+                        counts[name]["refused"] += 1
+                        continue
+                    if name.endswith("follow_joint_trajectory") and rounds % 2:
+                        handle.cancel_goal_async()
+                    results.append((name, handle.get_result_async()))
+                else:
+                    counts[name]["answered"] += 1
+                    counts[name]["refused"] += int(hasattr(future.result(), "success")
+                                                   and not future.result().success)
+            session.spin_until(lambda futures=results: all(f.done() for _, f in futures), timeout)
+            for name, future in results:
+                counts[name]["answered" if future.done() else "unanswered"] += 1
+            elapsed = time.monotonic() - began
+            for track in memory.values():   # in twentieths of the run: the first one is the warm-up (5 %)
+                with contextlib.suppress(OSError, RuntimeError):
+                    track.update(min(TWENTIETHS, int(TWENTIETHS * elapsed / seconds)), TWENTIETHS)
+            if rounds % 20 == 0:
+                unanswered = sum(c["unanswered"] for c in counts.values())
+                print(f"soak: bringup: {elapsed:.0f} of {seconds:.0f} s, {rounds} rounds, {unanswered} unanswered",
+                      file=sys.stderr, flush=True)
+    finally:
+        alive = bringup.alive()
+        bringup.stop()
+    unanswered = sum(c["unanswered"] for c in counts.values())
+    nodes = {node: track.report(rss_limit) for node, track in memory.items()}
+    report = {"seconds": time.monotonic() - began, "rounds": rounds, "requests": counts,
+              "sent": sum(c["sent"] for c in counts.values()), "unanswered": unanswered,
+              "alive_at_end": alive, "nodes": nodes}
+    report["passed"] = bool(alive and unanswered == 0 and all(n["rss_passed"] for n in nodes.values()))
+    return report
+
+
 # ------------------------------------------------------------------------------------------------ driver
 
 def run(args) -> dict:
@@ -354,7 +498,7 @@ def run(args) -> dict:
     if "arm" in only:
         record("arm", soak_arm(args.arm_steps, args.arm_velocities, args.rss_limit))
     services = [name for name in SERVICES if name in only]
-    if services:
+    if services or "bringup" in only:
         from discrete_robot.ros.processes import ament_environment
         from discrete_robot.ros.session import RosSession
 
@@ -366,6 +510,9 @@ def run(args) -> dict:
             for name in services:
                 record(name, soak_service(session, Path(workdir), SERVICES[name], counts[name], args.timeout,
                                           args.seed, args.rss_limit, params.get(name, {})))
+            if "bringup" in only:
+                record("bringup", soak_bringup(session, Path(workdir), args.bringup_seconds, args.timeout,
+                                               args.seed, args.rss_limit))
     return report
 
 
@@ -379,6 +526,8 @@ def main() -> int:
     parser.add_argument("--arm-velocities", type=float, nargs=2, default=[1.0, -1.0],
                         help="initial joint velocities of the arm, rad/s")
     parser.add_argument("--requests", type=int, default=10_000, help="requests to each service")
+    parser.add_argument("--bringup-seconds", type=float, default=600.0,
+                        help="s of mixed load on the whole bringup")
     parser.add_argument("--plan-requests", type=int, default=None,
                         help="requests to plan_trajectory (default: --requests)")
     parser.add_argument("--grid-points", type=int, default=20,
