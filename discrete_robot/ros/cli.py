@@ -10,6 +10,7 @@ import logging
 import time
 from pathlib import Path
 
+from discrete_robot.cli import Report
 from discrete_robot.errors import InputError
 
 logger = logging.getLogger(__name__)
@@ -52,7 +53,7 @@ def _push_arguments(sub) -> None:
     sub.add_argument("--start", type=_pose, help="object start pose X,Y,THETA (default: the scene's)")
     sub.add_argument("--model", default="arm_6dof.yaml",
                      help="arm model file (config/ name or path) with a fingertip; its scene is "
-                          "config/table_scene_<model name>.yaml")
+                          "config/table_scene_<model name>.yaml, or one derived from the arm's reach")
     sub.add_argument("--object-footprint", type=_floats, default=[],
                      help="X0,Y0,X1,Y1,... counter-clockwise in the object frame, m (default: the scene's)")
     sub.add_argument("--normal-force", type=float, default=0.0, help="N (default: the scene's)")
@@ -89,26 +90,68 @@ def run_experiments(args) -> dict:
         # the experiment's own document at the top, as `--json` users of this command expect it
         summary = {**summary["experiments"]["push-to-pose"], "mcap": summary.get("mcap"),
                    "output_dir": summary["output_dir"]}
-    summary["next_steps"] = {
-        "plots": sorted(str(p) for p in output_dir.glob("*.png")),
-        "foxglove": f"open {summary.get('mcap', {}).get('path', '')} in Foxglove Studio (File > Open local file)",
-        "rviz": "with a system ROS 2: ros2 bag play <mcap> & ros2 launch discrete_robot bringup.launch.py",
+        experiments = {"push-to-pose": summary}
+    else:
+        experiments = summary["experiments"]
+        summary["success"] = all(document.get("success", True) for document in experiments.values())
+    summary["next_steps"] = next_steps(summary)
+    return Report(summary, summary_text(experiments, summary))
+
+
+def next_steps(summary: dict) -> dict:
+    mcap = summary.get("mcap", {}) or {}
+    return {
+        "plots": sorted(str(p) for p in Path(summary["output_dir"]).glob("*.png")),
+        "foxglove": f"open {mcap.get('path', '<the .mcap>')} in Foxglove (Open local file): no simulator needed",
+        "live": "bringup --foxglove, then in Foxglove: Open connection > Foxglove WebSocket > ws://localhost:8765",
     }
-    return summary
+
+
+def headline(name: str, document: dict) -> str:
+    """One line on one experiment's result: its figure of merit and its plot."""
+    import math
+
+    if name == "plan-execute":
+        text = (f"final error {max(document['final_position_error_rad']):.2g} rad, largest tracking error "
+                f"{document['largest_tracking_error_rad']:.2g} rad over a {document['planned_duration_s']:.2f} s plan")
+    elif name == "space":
+        shift = math.dist(document["base_displacement_m"], [0.0, 0.0, 0.0])
+        text = f"base moved {shift:.3g} m and turned {math.degrees(document['base_rotation_rad']):.3g} deg"
+    elif name == "push-sweep":
+        rotations = [math.degrees(r) for r in document["final_rotation_rad"]]
+        text = f"final rotation {min(rotations):+.1f} .. {max(rotations):+.1f} deg over {len(rotations)} offsets"
+    else:
+        error = document["final_error"]
+        text = (f"{'reached' if document['success'] else 'missed'} the goal: {100 * error['position_m']:.1f} cm, "
+                f"{math.degrees(error['angle_rad']):.1f} deg off")
+    plots = document.get("plots") or [document.get("plot")]
+    status = "ok  " if document.get("success", True) else "FAIL"
+    return f"{name:13s} {status} {text}  [{Path(str(plots[0])).name}]"
+
+
+def summary_text(experiments: dict, summary: dict) -> str:
+    """The human summary: one line per experiment, the result folder and what to open."""
+    lines = [headline(name, document) for name, document in experiments.items()]
+    steps = summary["next_steps"]
+    lines += [f"results: {summary['output_dir']} (summary.json, the plots above"
+              f"{', ' + Path(str(summary['mcap']['path'])).name if summary.get('mcap') else ''})",
+              f"open: the PNGs; {steps['foxglove']}", f"live 3D view: {steps['live']}"]
+    return "\n".join(lines)
 
 
 def _push_nodes(args, output_dir: Path):
     """The arm's simulator and manipulation_node for ``args.model``, and the experiment run with the user's goal."""
     import functools
 
-    from discrete_robot.manipulation.scene import load_scene, scene_path_for
+    from discrete_robot.manipulation.scene import scene_for
     from discrete_robot.model.description import load_model, package_config_path
     from discrete_robot.ros.processes import NodeProcess
     from discrete_robot.ros.push_experiment import push_to_pose
 
     path = Path(args.model) if Path(args.model).exists() else package_config_path(args.model)
     model = load_model(path)
-    ready = [float(v) for v in load_scene(scene_path_for(model.name)).arm_ready_positions]
+    scene = scene_for(model)    # as manipulation_node finds it: the shipped file, or derived from the arm's reach
+    ready = [float(v) for v in scene.arm_ready_positions]
     logs = output_dir / "logs"
     processes = [
         NodeProcess("discrete_robot_node", logs, params={"model_file": str(path), "time_step": args.time_step,
@@ -117,7 +160,8 @@ def _push_nodes(args, output_dir: Path):
         NodeProcess("manipulation_node", logs, params={"model_file": str(path), "finger_radius": args.finger_radius,
                                                        "publish_rate": 50.0}),
     ]
-    experiment = functools.partial(push_to_pose, model_name=model.name, goal=args.goal, start=args.start,
+    experiment = functools.partial(push_to_pose, model_name=model.name, scene=scene, model=model, goal=args.goal,
+                                   start=args.start,
                                    footprint=args.object_footprint, normal_force=args.normal_force,
                                    support_friction=args.support_friction, contact_friction=args.contact_friction)
     return processes, {"push-to-pose": experiment}
