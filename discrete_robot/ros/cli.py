@@ -60,6 +60,8 @@ def _push_arguments(sub) -> None:
     sub.add_argument("--support-friction", type=float, default=0.0, help="object-table (default: the scene's)")
     sub.add_argument("--contact-friction", type=float, default=-1.0, help="finger-object (default: the scene's)")
     sub.add_argument("--finger-radius", type=float, default=0.0, help="m (default: the model file's)")
+    sub.add_argument("--tip-link", default="", help="link or fixed frame of a URDF arm whose origin is the fingertip "
+                                                    "(e.g. tool0; default: the model file's fingertip)")
     sub.add_argument("--time-step", type=float, default=0.001, help="the arm simulator's step, s")
 
 
@@ -158,7 +160,7 @@ def _push_nodes(args, output_dir: Path):
                                                          "publish_rate": 100.0, "initial_positions": ready,
                                                          "publish_tf": True}),
         NodeProcess("manipulation_node", logs, params={"model_file": str(path), "finger_radius": args.finger_radius,
-                                                       "publish_rate": 50.0}),
+                                                       "tip_link": args.tip_link, "publish_rate": 50.0}),
     ]
     experiment = functools.partial(push_to_pose, model_name=model.name, scene=scene, model=model, goal=args.goal,
                                    start=args.start,
