@@ -55,7 +55,7 @@ from discrete_robot.manipulation.push_to_pose import (
     pose_error,
     push_goal,
 )
-from discrete_robot.manipulation.scene import load_scene, scene_path_for
+from discrete_robot.manipulation.scene import load_scene, scene_for
 from discrete_robot.model.description import package_config_path
 from discrete_robot.model.urdf import WORLD_FRAME
 from discrete_robot.nodes.common import (
@@ -78,6 +78,9 @@ from discrete_robot.nodes.common import (
 from discrete_robot.nodes.trajectory_planner_node import arm_state
 
 DEFAULT_MODEL = "planar_2link.yaml"
+#: the share of the goal's tolerances a plan may use: the rest is the executed push's margin over its plan (a plan
+#: that ends just inside 5 degrees ended the push at 5.01)
+PLANNING_SHARE = 0.5
 OBJECT_FRAME = "object"
 #: wall-clock seconds to wait for the arm's FollowJointTrajectory server to be discovered
 SERVER_WAIT_S = 2.0
@@ -134,7 +137,8 @@ class ManipulationNode(GuardedNode):
         self.add_post_set_parameters_callback(
             lambda parameters: self.values.update({p.name: p.value for p in parameters}))
         model = node_model(self.values, package_config_path(DEFAULT_MODEL))
-        self.scene = load_scene(regular_file(self.values["scene_file"] or scene_path_for(model.name), "scene_file"))
+        self.scene = (load_scene(regular_file(self.values["scene_file"], "scene_file")) if self.values["scene_file"]
+                      else scene_for(model))      # the shipped scene of this arm, or one derived from its reach
         self.arm = ArmFinger.in_scene(model, self.scene, self.values["finger_radius"])
         self.pose = self.scene.start_pose.copy()
         self.obj = self.scene.obj
@@ -310,8 +314,9 @@ class ManipulationNode(GuardedNode):
             return None
         with limited(self.values["planning_timeout"], "planning_timeout"):
             motion = plan_push_motion(self.arm, self.scene, request, self.q, self.values["max_push_speed"],
-                                      self.values["reposition_speed"], self.values["position_tolerance"],
-                                      self.values["angle_tolerance"])
+                                      self.values["reposition_speed"],
+                                      PLANNING_SHARE * self.values["position_tolerance"],
+                                      PLANNING_SHARE * self.values["angle_tolerance"])
         # the object as the request describes it, from its start, follows the fingertip from now on
         self.obj, self.contact_friction, self.goal_pose = request.obj, request.contact_friction, request.goal
         self.state = PushedObjectState(request.obj, request.start, self.arm.position(self.q), self.arm.radius,
