@@ -13,6 +13,7 @@ draws as they were.
 import hashlib
 import itertools
 import json
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -65,7 +66,7 @@ def expand(spec: Spec, experiment) -> list[Case]:
             try:
                 inputs = experiment.resolve(inputs)
             except InputError as error:
-                name = str(error).split(":")[0]
+                name = re.match(r"\w*", str(error)).group(0)
                 raise InputError(f"{spec.section(name)}.{error}") from None
             identity = case_id(spec.experiment, inputs, spec.seed, sample)
             if identity in seen:

@@ -38,6 +38,8 @@ from discrete_robot.sweep.results import ResultStore, case_row, rows_table
 START_GRACE = 10.0
 #: s between the driver's checks of deadlines while it waits for results
 POLL = 0.5
+#: Ray's default token file (ray/_private/authentication/authentication_token_setup.py, _get_default_token_path)
+TOKEN_FILE = Path.home() / ".ray" / "auth_token"
 
 
 def run_cases(experiment, cases: list, case_timeout: float):
@@ -62,12 +64,20 @@ def _start_ray(workers: int | None, address: str | None) -> tuple[object, int]:
         # a local instance serves this process only: every Ray socket on 127.0.0.1 (Ray's single-machine mode;
         # read when ray is first imported)
         os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+    elif "RAY_AUTH_MODE" not in os.environ and (TOKEN_FILE.exists() or os.environ.get("RAY_AUTH_TOKEN")
+                                                 or os.environ.get("RAY_AUTH_TOKEN_PATH")):
+        # `ray start` turns token authentication on where a token is at hand (Ray >= 2.59), but ray.init(address)
+        # does not: a driver must say RAY_AUTH_MODE=token to join such a cluster (docs.ray.io, "Ray token
+        # authentication"); with the cluster's token here, do as `ray start` does
+        os.environ["RAY_AUTH_MODE"] = "token"
     import ray
 
     options = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.WARNING}
     if address is None:
         workers = workers or os.cpu_count() or 1
-        ray.init(num_cpus=workers, **options)
+        # "local": a new instance even where `ray start` left one running on this machine (which ray.init()
+        # would join)
+        ray.init(address="local", num_cpus=workers, **options)
     else:
         ray.init(address=address, **options)
         workers = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
@@ -93,7 +103,7 @@ def run_sweep(spec, experiment, cases: list, output_dir: Path, workers: int | No
     store = ResultStore(output_dir, experiment, resume)
     done = store.done() if resume else set()
     todo = deque(case for case in cases if case.id not in done)
-    reused, interrupted, used = len(cases) - len(todo), False, workers or 0
+    reused, interrupted, used = len(cases) - len(todo), False, 0
     if todo:
         ray, used = _start_ray(workers, address)
         remote = ray.remote(run_cases).options(num_cpus=1, max_retries=spec.retries)
