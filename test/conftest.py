@@ -17,9 +17,23 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 VENV = REPO / ".venv"
 
-# One domain per test session, chosen from the pid so parallel runs on one machine do not see each other.
-# Domain ids 1..101 are the range every DDS vendor maps to distinct ports.
-os.environ["ROS_DOMAIN_ID"] = str(1 + os.getpid() % 101)
+# One domain per test process: parallel runs on one machine, and the workers of one `pytest -n N` run
+# (pytest-xdist; `make test`), never see each other's nodes. A session takes a block of domains from its pid (the
+# xdist controller's for its workers) and each worker the next one in it. Domain ids 1..101 are the range every
+# DDS vendor maps to distinct ports.
+DOMAINS = 101
+
+
+def ros_domain_id(environ=os.environ, pid: int | None = None, parent_pid: int | None = None) -> int:
+    """This process's ROS_DOMAIN_ID: from its pid, or for an xdist worker ``gwK`` the controller's pid + K."""
+    worker = environ.get("PYTEST_XDIST_WORKER", "")
+    if worker.startswith("gw"):
+        base = os.getppid() if parent_pid is None else parent_pid
+        return 1 + (base + int(worker[2:])) % DOMAINS
+    return 1 + (os.getpid() if pid is None else pid) % DOMAINS
+
+
+os.environ["ROS_DOMAIN_ID"] = str(ros_domain_id())
 os.environ.setdefault("RMW_IMPLEMENTATION", "rmw_fastrtps_cpp")
 os.environ["AMENT_PREFIX_PATH"] = os.pathsep.join(
     p for p in (str(VENV), os.environ.get("AMENT_PREFIX_PATH", "")) if p)
