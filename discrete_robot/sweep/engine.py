@@ -1,12 +1,13 @@
 """The sweep engine on Ray: a local instance with N workers, or an existing cluster (``address``).
 
 Ray and pyarrow are imported here (and in :mod:`.results`) only, when a sweep runs, so nothing else pays for
-them. The driver keeps one task in flight per worker: each task runs a batch of cases in a worker process
+them. The driver keeps two tasks in flight per worker (one running, one queued behind it, so that a worker never
+waits for the driver between tasks): each task runs a batch of cases in a worker process
 (:func:`run_cases`: every case under ``budget.limited(case_timeout)``, its exception recorded as a failed row)
 and returns its rows as an Arrow table, which the driver writes at once as a part (:mod:`.results`).
 Batches follow guided self-scheduling: a new task takes ceil(remaining / (2 workers)) cases, at most the
-spec's ``batch``, so cheap cases share a task (Ray's per-task cost stays a small fraction of the work) and the
-last tasks are small (no worker waits on a long tail).
+spec's ``batch`` and at least a tenth of it, so cheap cases share a task (Ray's per-task cost stays a small
+fraction of the work) and the last tasks are smaller (no worker waits long on the tail).
 
 What goes wrong on clusters:
 
@@ -15,8 +16,9 @@ What goes wrong on clusters:
 - a task whose worker dies (``WorkerCrashedError``: a crash, the OOM killer, a lost node) is retried
   ``retries`` times by Ray (``max_retries``); when it still fails, a batch is split and its cases run one per
   task, so only the case that kills its worker fails;
-- a task with no result after ``case_timeout`` per case plus START_GRACE, times 1 + ``retries`` (code that
-  never polls the budget) is cancelled with its worker (``ray.cancel(force=True)``) and split the same way;
+- a task with no result after ``case_timeout`` per case plus START_GRACE, times 1 + ``retries``, times 2 (it
+  may wait behind one task, itself bounded so) since it was submitted (code that never polls the budget) is
+  cancelled with its worker (``ray.cancel(force=True)``) and split the same way;
 - Ctrl-C (or SIGTERM) cancels the tasks in flight, stops the workers and keeps every finished row.
 """
 
@@ -32,33 +34,35 @@ from collections import deque
 from pathlib import Path
 
 from discrete_robot import budget
-from discrete_robot.sweep.results import ResultStore, case_row, rows_table
+from discrete_robot.sweep.results import ResultStore, cases_table
 
 #: s a task may take beyond its cases' timeouts before it is cancelled: a fresh worker's imports and kernel loads
 START_GRACE = 10.0
 #: s between the driver's checks of deadlines while it waits for results
 POLL = 0.5
+#: tasks in flight per worker: the one it runs and the one it takes next
+QUEUED = 2
 #: Ray's default token file (ray/_private/authentication/authentication_token_setup.py, _get_default_token_path)
 TOKEN_FILE = Path.home() / ".ray" / "auth_token"
 
 
 def run_cases(experiment, cases: list, case_timeout: float):
     """Run ``cases`` in this worker process; their rows as an Arrow table (module docstring)."""
-    worker = f"{socket.gethostname()}:{os.getpid()}"
-    rows = []
+    outcomes = []
     for case in cases:
         started = time.perf_counter()
         try:
             with budget.limited(case_timeout, "case_timeout"):
-                metrics, status, error = experiment.function(case.inputs, case.seed), "ok", ""
+                outcome = ("ok", "", experiment.function(case.inputs, case.seed))
         except Exception as exception:  # any failure of a case is its row's reason; the batch goes on
-            metrics, status, error = {}, "failed", f"{type(exception).__name__}: {exception}"
-        rows.append(case_row(case, status, error, metrics, time.perf_counter() - started, worker))
-    return rows_table(experiment, rows)
+            outcome = ("failed", f"{type(exception).__name__}: {exception}", {})
+        outcomes.append((*outcome, time.perf_counter() - started))
+    return cases_table(experiment, cases, outcomes, f"{socket.gethostname()}:{os.getpid()}")
 
 
-def _start_ray(workers: int | None, address: str | None) -> tuple[object, int]:
-    """Ray started locally (loopback only, ``workers`` CPUs) or connected to ``address``; (ray, workers)."""
+def start_ray(workers: int | None, address: str | None) -> tuple[object, int, bool]:
+    """Ray started locally (loopback only, ``workers`` CPUs) or connected to ``address``; (ray, workers, whether
+    this call started the session)."""
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     if address is None:
         # a local instance serves this process only: every Ray socket on 127.0.0.1 (Ray's single-machine mode;
@@ -72,6 +76,8 @@ def _start_ray(workers: int | None, address: str | None) -> tuple[object, int]:
         os.environ["RAY_AUTH_MODE"] = "token"
     import ray
 
+    if ray.is_initialized():    # the caller's Ray session (a notebook, a benchmark): used as it is, kept running
+        return ray, workers or max(1, int(ray.cluster_resources().get("CPU", 1))), False
     options = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.WARNING}
     if address is None:
         workers = workers or os.cpu_count() or 1
@@ -81,7 +87,7 @@ def _start_ray(workers: int | None, address: str | None) -> tuple[object, int]:
     else:
         ray.init(address=address, **options)
         workers = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
-    return ray, workers
+    return ray, workers, True
 
 
 def _failure_reason(error) -> str:
@@ -96,16 +102,18 @@ def run_sweep(spec, experiment, cases: list, output_dir: Path, workers: int | No
               address: str | None = None, resume: bool = False, progress: bool = True) -> dict:
     """Run the cases of ``spec`` not already ok in ``output_dir`` (with ``resume``); a summary of the run:
     cases, computed, reused, failed (rows of this spec's cases that failed, this run or before), interrupted,
-    engine, address, workers, wall_s and the results table (``table``, pyarrow)."""
+    engine, address, workers, wall_s, compute_s (from the first task to the last result: wall_s without Ray's
+    start, the spec and the results' consolidation) and the results table (``table``, pyarrow). In a Ray session
+    the caller started, the sweep runs there and leaves it running."""
     from tqdm import tqdm
 
     started = time.perf_counter()
     store = ResultStore(output_dir, experiment, resume)
     done = store.done() if resume else set()
     todo = deque(case for case in cases if case.id not in done)
-    reused, interrupted, used = len(cases) - len(todo), False, 0
+    reused, interrupted, used, compute = len(cases) - len(todo), False, 0, 0.0
     if todo:
-        ray, used = _start_ray(workers, address)
+        ray, used, own = start_ray(workers, address)
         remote = ray.remote(run_cases).options(num_cpus=1, max_retries=spec.retries)
         bar = tqdm(total=len(todo), desc=f"sweep {experiment.name}", unit="case", file=sys.stderr,
                    disable=not progress, smoothing=0.05)
@@ -114,13 +122,18 @@ def run_sweep(spec, experiment, cases: list, output_dir: Path, workers: int | No
             # Ray's driver prints the raylet's error reports (a worker died, a task is retried) on sys.stdout
             # (ray/_private/worker.py, listen_error_messages): they go to stderr, stdout keeps the summary
             with contextlib.redirect_stdout(sys.stderr):
-                _drive(ray, remote, ray.put(experiment), experiment, spec, todo, used, store, bar)
+                compute = time.perf_counter()
+                try:
+                    _drive(ray, remote, ray.put(experiment), experiment, spec, todo, used, store, bar)
+                finally:
+                    compute = time.perf_counter() - compute
         except KeyboardInterrupt:
             interrupted = True
         finally:
             signal.signal(signal.SIGTERM, previous)
             bar.close()
-            ray.shutdown()
+            if own:
+                ray.shutdown()
     table = store.consolidate()
     ids = {case.id for case in cases}
     statuses = [s for c, s in zip(table.column("case").to_pylist(), table.column("status").to_pylist(),
@@ -128,12 +141,12 @@ def run_sweep(spec, experiment, cases: list, output_dir: Path, workers: int | No
     return {"experiment": experiment.name, "cases": len(cases), "computed": store.rows, "reused": reused,
             "failed": statuses.count("failed"),
             "interrupted": interrupted, "engine": "ray", "address": address or "local", "workers": used,
-            "wall_s": time.perf_counter() - started, "results": store.path, "table": table}
+            "wall_s": time.perf_counter() - started, "compute_s": compute, "results": store.path, "table": table}
 
 
 def _drive(ray, remote, experiment_ref, experiment, spec, todo: deque, workers: int, store: ResultStore,
            bar) -> None:
-    """Keep one task per worker in flight until every case has a row. On
+    """Keep QUEUED tasks per worker in flight until every case has a row. On
     KeyboardInterrupt the tasks in flight are cancelled (their workers stopped) and it propagates."""
     isolated: deque = deque()
     in_flight: dict = {}
@@ -143,10 +156,11 @@ def _drive(ray, remote, experiment_ref, experiment, spec, todo: deque, workers: 
         if isolated:
             batch = [isolated.popleft()]
         else:
-            size = min(spec.batch, max(1, math.ceil(len(todo) / (2 * workers))))
+            size = min(len(todo), spec.batch, max(math.ceil(spec.batch / 10), math.ceil(len(todo) / (2 * workers))))
             batch = [todo.popleft() for _ in range(size)]
         ref = remote.remote(experiment_ref, batch, spec.case_timeout)
-        in_flight[ref] = (batch, time.monotonic(), (spec.retries + 1) * (spec.case_timeout * len(batch) + START_GRACE))
+        allowed = QUEUED * (spec.retries + 1) * (spec.case_timeout * len(batch) + START_GRACE)
+        in_flight[ref] = (batch, time.monotonic(), allowed)
 
     def record(table):
         nonlocal failed
@@ -160,11 +174,11 @@ def _drive(ray, remote, experiment_ref, experiment, spec, todo: deque, workers: 
         if len(batch) > 1:
             isolated.extend(batch)
             return
-        record(rows_table(experiment, [case_row(batch[0], "failed", reason, {}, time.monotonic() - submitted, "")]))
+        record(cases_table(experiment, batch, [("failed", reason, {}, time.monotonic() - submitted)], ""))
 
     try:
         while todo or isolated or in_flight:
-            while (todo or isolated) and len(in_flight) < workers:
+            while (todo or isolated) and len(in_flight) < QUEUED * workers:
                 submit()
             ready, _ = ray.wait(list(in_flight), num_returns=1, timeout=POLL)
             for ref in ready:

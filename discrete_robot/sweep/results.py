@@ -34,14 +34,16 @@ def schema(experiment) -> pa.Schema:
                       ("wall_s", pa.float64()), ("worker", pa.string())])
 
 
-def rows_table(experiment, rows: list[dict]) -> pa.Table:
-    """Rows (case fields, inputs, status, error, metrics, wall_s, worker) as a table of :func:`schema`."""
-    return pa.Table.from_pylist(rows, schema=schema(experiment))
-
-
-def case_row(case, status: str, error: str, metrics: dict, wall_s: float, worker: str) -> dict:
-    return {"case": case.id, "sample": case.sample, "seed": case.seed, **case.inputs, "status": status,
-            "error": error, **metrics, "wall_s": wall_s, "worker": worker}
+def cases_table(experiment, cases: list, outcomes: list[tuple[str, str, dict, float]], worker: str) -> pa.Table:
+    """The rows of ``cases`` with their ``outcomes`` (status, error, metrics, wall_s), computed on ``worker``, as a
+    table of :func:`schema`; built column by column (a tenth of the cost of row dictionaries, which is what
+    cheap cases pay per case)."""
+    columns = {"case": [c.id for c in cases], "sample": [c.sample for c in cases], "seed": [c.seed for c in cases]}
+    columns.update({i.name: [c.inputs[i.name] for c in cases] for i in experiment.inputs})
+    columns["status"], columns["error"] = [o[0] for o in outcomes], [o[1] for o in outcomes]
+    columns.update({m.name: [o[2].get(m.name) for o in outcomes] for m in experiment.metrics})
+    columns["wall_s"], columns["worker"] = [o[3] for o in outcomes], [worker] * len(cases)
+    return pa.Table.from_pydict(columns, schema=schema(experiment))
 
 
 class ResultStore:
