@@ -49,6 +49,18 @@ fi
 export AMENT_PREFIX_PATH="$VENV${AMENT_PREFIX_PATH:+:$AMENT_PREFIX_PATH}"
 export CMAKE_PREFIX_PATH="$VENV${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}"
 
+# 4. Compile the numba kernels into the user cache (discrete_robot/jit.py says where), so the first node start
+#    or CLI call loads compiled code; re-run only when a source file changed. They need the Python libraries
+#    only, so they compile (in parallel processes, discrete_robot/warmup.py) while steps 2 and 3 build the
+#    interfaces and install the package; step 4 below waits for them.
+warmup_pid=
+warmup_hash=$(hash_of $(find discrete_robot -name '*.py' | sort); echo "${NUMBA_CACHE_DIR:-}${DISCRETE_ROBOT_CACHE_DIR:-}")
+if ! up_to_date warmup "$warmup_hash"; then
+  echo "setup: compiling kernels"
+  "$VPY" -m discrete_robot.warmup &
+  warmup_pid=$!
+fi
+
 # 2. Interface packages, built with cmake into the venv prefix: the standard ones the distribution
 #    has but the wheels lack (vendor/README.md; skipped where the distribution's own is found), then
 #    discrete_robot_interfaces.
@@ -109,11 +121,8 @@ mkdir -p "$share" "$VENV/share/ament_index/resource_index/packages"
 touch "$VENV/share/ament_index/resource_index/packages/discrete_robot"
 for item in package.xml launch config urdf rviz; do ln -sfn "$ROOT/$item" "$share/$item"; done
 
-# 4. Compile the numba kernels into the user cache (discrete_robot/jit.py says where), so the first
-#    node start or CLI call loads compiled code. Re-run only when a source file changed.
-h=$(hash_of $(find discrete_robot -name '*.py' | sort); echo "${NUMBA_CACHE_DIR:-}${DISCRETE_ROBOT_CACHE_DIR:-}")
-if ! up_to_date warmup "$h"; then
-  echo "setup: compiling kernels"
-  "$VPY" -m discrete_robot.warmup
-  mark warmup "$h"
+# 4. (started above, beside steps 2 and 3) The kernels are compiled: wait for them, and fail as they failed.
+if [ -n "$warmup_pid" ]; then
+  wait "$warmup_pid"
+  mark warmup "$warmup_hash"
 fi
