@@ -28,6 +28,7 @@ cases per target).
 """
 
 import argparse
+import functools
 import json
 import math
 import os
@@ -677,15 +678,20 @@ def run_storm(session, target: Target, plan: dict, timeout: float) -> tuple[int,
     return len(sent) + len(cancels), refused, unanswered
 
 
-def _load_request(rng: np.random.Generator):
-    """A valid PredictPush request: the 10 cm square pushed on its left side, contact and velocity varied."""
-    from discrete_robot_interfaces.srv import PredictPush
-    from geometry_msgs.msg import Point, Vector3
+@functools.cache
+def _soak_module():
+    """scripts/soak.py, whose valid requests the load sends."""
+    import importlib.util
 
-    return PredictPush.Request(
-        footprint=_points(SQUARE), normal_force=10.0, support_friction=0.5, contact_friction=0.3,
-        pusher_radius=0.005, contact_point=Point(x=-0.05, y=float(rng.uniform(-0.04, 0.04))),
-        pusher_velocity=Vector3(x=0.1, y=float(rng.uniform(-0.05, 0.05))))
+    spec = importlib.util.spec_from_file_location("soak", Path(__file__).with_name("soak.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _load_request(rng: np.random.Generator):
+    """A valid PredictPush request, as the soak sends them (scripts/soak.py's predict_push_request)."""
+    return _soak_module().predict_push_request(rng)
 
 
 def run_load(session, interface, name: str, request, clients: int = 16, seconds: float = 30.0,

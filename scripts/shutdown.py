@@ -26,6 +26,8 @@ from pathlib import Path
 
 #: s: the longest a node may take to stop (issue 13)
 EXIT_LIMIT_S = 2.0
+#: s a node may take to start serving (imports and compiled kernels on a loaded 2-core machine)
+START_S = 180.0
 NODES = ("discrete_robot_node", "space_robot_node", "push_predictor_node", "trajectory_planner_node",
          "manipulation_node")
 
@@ -155,9 +157,9 @@ def stop_case(session, workdir: Path, case: Case, sig: signal.Signals) -> dict:
         if case.signal_after_s is not None:
             time.sleep(case.signal_after_s)
         if case.ready_topic is not None:
-            session.wait_for_message(case.ready_topic, JointState, timeout=60.0)
+            session.wait_for_message(case.ready_topic, JointState, timeout=START_S)
         if case.ready_service is not None:
-            session.wait_for_service(_interface(case.ready_service[0]), case.ready_service[1], timeout=60.0)
+            session.wait_for_service(_interface(case.ready_service[0]), case.ready_service[1], timeout=START_S)
         if case.long_request is not None:
             interface, name, request = case.long_request
             client = session.node.create_client(_interface(interface), name)
@@ -167,7 +169,7 @@ def stop_case(session, workdir: Path, case: Case, sig: signal.Signals) -> dict:
         if case.long_goal is not None:
             from sensor_msgs.msg import JointState
 
-            session.wait_for_message("joint_states", JointState, timeout=60.0)
+            session.wait_for_message("joint_states", JointState, timeout=START_S)
             interface, name, goal = case.long_goal
             handle = session.send_goal(_interface(interface), name, goal(), timeout=60.0)
             busy = handle.get_result_async()
@@ -193,6 +195,16 @@ def stop_case(session, workdir: Path, case: Case, sig: signal.Signals) -> dict:
     return result
 
 
+def _stop_case_or_why(session, workdir: Path, case: Case, sig: signal.Signals) -> dict:
+    """:func:`stop_case`, or a failed case saying why it could not be set up (a node that never served)."""
+    from discrete_robot.ros.session import RosTimeoutError
+
+    try:
+        return stop_case(session, workdir, case, sig)
+    except RosTimeoutError as error:
+        return {"signal": sig.name, "exit_s": None, "ok": False, "error": str(error)}
+
+
 def run(only=()) -> dict:
     from discrete_robot.ros.processes import ament_environment
     from discrete_robot.ros.session import RosSession
@@ -204,14 +216,14 @@ def run(only=()) -> dict:
         for case in CASES:
             if only and case.name not in only and case.executable not in only:
                 continue
-            report["cases"][case.name] = [stop_case(session, Path(workdir), case, sig)
+            report["cases"][case.name] = [_stop_case_or_why(session, Path(workdir), case, sig)
                                           for sig in (signal.SIGINT, signal.SIGTERM)]
             print(f"shutdown: {case.name}: {json.dumps(report['cases'][case.name])}", file=sys.stderr, flush=True)
     results = [r for rs in report["cases"].values() for r in rs]
-    report["worst_exit_s"] = max((r["exit_s"] for r in results), default=None)
+    report["worst_exit_s"] = max((r["exit_s"] for r in results if r["exit_s"] is not None), default=None)
     report["worst_exit_s_per_node"] = {
-        node: max((r["exit_s"] for name, rs in report["cases"].items() if name.split()[0] == node for r in rs),
-                  default=None) for node in (*NODES, "bringup")}
+        node: max((r["exit_s"] for name, rs in report["cases"].items() if name.split()[0] == node for r in rs
+                   if r["exit_s"] is not None), default=None) for node in (*NODES, "bringup")}
     report["failed"] = sum(not r["ok"] for r in results)
     return report
 

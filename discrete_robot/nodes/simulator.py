@@ -357,7 +357,7 @@ class SimulatorNode(GuardedNode):
         self._pending_steps = 0           # steps owed to step requests, taken on the paused world's ticks
         self._failure: str | None = None  # why the last step failed, until the next resume, reset or set_state
         self._reported_failures = 0       # failed steps already reported on /diagnostics
-        self._last_publish = time.monotonic()
+        self._last_publish, self._published_time = time.monotonic(), None   # wall time and simulated time, s
         # the diagnostics' window: wall and simulated time at its start, and whether the world was running then
         # (start-up and pauses are no slowness)
         self._window = (time.monotonic(), self.world_time, False)
@@ -434,7 +434,8 @@ class SimulatorNode(GuardedNode):
 
         Paused, the state and /clock are still published (late joiners see them) but not /tf, whose buffers
         warn about repeated stamps; steps owed to ``step`` requests are taken here, a tick's share at a time. A
-        tick with no step due publishes the state when nothing was published for :data:`STATE_SILENCE_S`."""
+        tick that reaches no publish line (no step due, or too few) publishes the state when nothing was
+        published for :data:`STATE_SILENCE_S`."""
         if self.paused:
             self._pacer.hold(time.monotonic())
             if self._pending_steps:
@@ -445,8 +446,7 @@ class SimulatorNode(GuardedNode):
         start = time.perf_counter()
         steps = self.steps_due()
         if steps == 0:
-            if time.monotonic() - self._last_publish > STATE_SILENCE_S:
-                self.publish_all(tf=False)
+            self._keep_alive()
             return
         if self.follow_clock:
             # a follower must reach the leader's time, so it drops nothing; it catches up over several ticks
@@ -458,8 +458,15 @@ class SimulatorNode(GuardedNode):
             # a period: steps are dropped only when stepping is slower than the requested real-time factor
             budget = max(1.0 / self.publish_rate, steps * self.time_step / self.real_time_factor)
             self._advance_on_grid(steps, start + budget)
+            self._keep_alive()
             return
         self.publish_all()
+
+    def _keep_alive(self) -> None:
+        """The state, when nothing was published for :data:`STATE_SILENCE_S` (/tf only if the time moved on since
+        the last publication: tf buffers warn about a repeated stamp)."""
+        if time.monotonic() - self._last_publish > STATE_SILENCE_S:
+            self.publish_all(tf=self.world_time != self._published_time)
 
     @property
     def step_cost(self) -> float:
@@ -531,7 +538,7 @@ class SimulatorNode(GuardedNode):
     def publish_all(self, tf: bool = True) -> None:
         """/clock, the state topics and (``tf``) /tf, all stamped with the simulated time."""
         stamp = time_msg(self.world_time)
-        self._last_publish = time.monotonic()
+        self._last_publish, self._published_time = time.monotonic(), self.world_time
         if self.clock_pub is not None:
             self.clock_pub.publish(ClockMsg(clock=stamp))
         self.publish_state(stamp)

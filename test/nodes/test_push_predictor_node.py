@@ -145,3 +145,40 @@ def test_streamed_finger_positions_push_the_object(ros):
     # the finger (radius 0.01) touched the square's face at x = -0.06 and pushed it to 0.05: 0.11 along x
     assert received[-1].pose.position.x == pytest.approx(0.11, abs=1e-6)
     assert abs(received[-1].pose.position.y) < 1e-9
+
+
+def test_streamed_pose_and_markers_are_stamped_with_the_node_clock_under_use_sim_time(ros):
+    """One clock per system (issue 26): under use_sim_time the streamed pose and the markers carry the simulated
+    time of /clock, not the wall time."""
+    from geometry_msgs.msg import PointStamped, PoseStamped
+    from rcl_interfaces.srv import GetParameters
+    from rosgraph_msgs.msg import Clock
+    from visualization_msgs.msg import MarkerArray
+
+    from discrete_robot.ros.session import RosTimeoutError
+
+    ros.start("push_predictor_node", params={"use_sim_time": True})
+    ros.wait_for_service(GetParameters, "push_predictor_node/get_parameters", timeout=60.0)
+    clock = ros.node.create_publisher(Clock, "/clock", 10)
+    simulated = Clock()
+    simulated.clock.sec, simulated.clock.nanosec = 123, 500_000_000
+    timer = ros.node.create_timer(0.05, lambda: clock.publish(simulated))
+    ros.spin_until(lambda: False, 1.0)
+    finger = PointStamped()
+    finger.header.frame_id = "world"
+    finger.point.x = -0.2
+    markers = []
+    ros.node.create_subscription(MarkerArray, "push/markers", markers.append, 10)
+    pose = None
+    for _ in range(20):
+        ros.publish("push/finger_position", finger)
+        try:
+            pose = ros.session.wait_for_message("push/object_pose", PoseStamped, timeout=2.0)
+            break
+        except RosTimeoutError:     # the subscription may not be matched yet: publish again
+            continue
+    ros.spin_until(lambda: markers, 5.0)
+    ros.node.destroy_timer(timer)
+    assert pose is not None and markers
+    assert (pose.header.stamp.sec, pose.header.stamp.nanosec) == (123, 500_000_000)
+    assert all((m.header.stamp.sec, m.header.stamp.nanosec) == (123, 500_000_000) for m in markers[-1].markers)

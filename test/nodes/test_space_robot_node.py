@@ -89,3 +89,46 @@ def test_bad_commands_are_ignored_and_external_wrenches_push_the_base(ros):
     position = _position(pushed[-1][1])
     assert position[1] > 1e-3 and abs(position[0]) < 1e-9 and abs(position[2]) < 1e-9
     assert node.alive()
+
+
+def test_joint_velocities_and_efforts_are_published_and_a_zero_quaternion_is_refused(ros):
+    """issues 26 and 22: joint_states carry the joint rates and the generalised forces (the torque command plus
+    the loads' share); set_state refuses an all-zero base orientation, which is no rotation."""
+    from discrete_robot_interfaces.srv import SetSimulationState
+    from sensor_msgs.msg import JointState
+    from std_msgs.msg import Float64MultiArray
+
+    ros.start("space_robot_node", params=FAST)
+    ros.wait_for_message("space_robot/joint_states", JointState, timeout=30.0)
+    command = np.zeros(12)
+    command[0] = 5.0
+    ros.publish("space_robot/joint_torque_commands", Float64MultiArray(data=command.tolist()))
+    state = ros.wait_for_message("space_robot/joint_states", JointState, timeout=10.0,
+                                 predicate=lambda m: len(m.velocity) == 12 and abs(m.velocity[0]) > 1e-3)
+    np.testing.assert_allclose(state.effort, command, atol=1e-12)   # no external load: efforts = the command
+
+    request = SetSimulationState.Request(set_base=True)
+    request.base_pose.orientation.w = 0.0
+    refused = ros.call(SetSimulationState, "space_robot/simulation/set_state", request)
+    assert not refused.success and "base_pose.orientation: a zero quaternion" in refused.message, refused.message
+
+
+def test_momentum_drift_is_net_of_the_impulse_of_the_paper_loads(ros):
+    """issue 26: with the paper's tip forces the momenta change by the loads' impulse; the diagnostics' drift is
+    that change less the impulse (dP/dt = sum F), near zero, while the impulse itself grows."""
+    from diagnostic_msgs.msg import DiagnosticArray
+
+    ros.start("space_robot_node", params={**FAST, "apply_paper_loads": True})
+
+    def values(predicate):
+        status = ros.wait_for_message("/diagnostics", DiagnosticArray, timeout=60.0, predicate=lambda m: (
+            "space_robot_node" in m.status[0].name and predicate(
+                {kv.key: float(kv.value) for kv in m.status[0].values}))).status[0]
+        return {kv.key: float(kv.value) for kv in status.values}
+
+    late = values(lambda v: v["sim_time_s"] > 2.0)
+    # the paper's forces: |[1,-1,1] + [2,-2,-2]| N = 3.32 N at most, in the tips' turning frames: over t > 2 s,
+    # an impulse of the order of seconds times newtons
+    assert late["linear_impulse_of_loads_N_s"] > 1.0
+    assert late["linear_momentum_drift_kg_m_s"] < 1e-3 * late["linear_impulse_of_loads_N_s"], late
+    assert late["angular_momentum_drift_kg_m2_s"] < 1e-2, late
