@@ -7,6 +7,9 @@ state topic and query service."""
 import numpy as np
 import pytest
 
+from discrete_robot.ros.jtc_client import follow_joint_trajectory_goal as _goal
+from discrete_robot.ros.jtc_client import rest_to_rest_points
+
 pytestmark = pytest.mark.ros
 
 CONTROLLER = "joint_trajectory_controller"
@@ -15,42 +18,10 @@ JOINTS = ["joint1", "joint2"]
 HANGING = [-np.pi / 2, 0.0]
 
 
-def _duration(seconds: float):
-    from builtin_interfaces.msg import Duration
-
-    from discrete_robot.nodes.common import seconds_to_duration_fields
-
-    sec, nanosec = seconds_to_duration_fields(seconds)
-    return Duration(sec=sec, nanosec=nanosec)
-
-
-def _goal(names, points, goal_time=0.0):
-    """A goal of points (t, positions[, velocities[, accelerations]]) in ``names`` order, stamp 0."""
-    from control_msgs.action import FollowJointTrajectory
-    from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
-
-    goal = FollowJointTrajectory.Goal()
-    goal.trajectory = JointTrajectory(joint_names=list(names))
-    for t, *fields in points:
-        point = JointTrajectoryPoint(time_from_start=_duration(t))
-        for name, values in zip(("positions", "velocities", "accelerations"), fields, strict=False):
-            setattr(point, name, [float(v) for v in values])
-        goal.trajectory.points.append(point)
-    goal.goal_time_tolerance = _duration(goal_time)
-    return goal
-
-
 def moveit_goal(start, target, duration: float, names):
-    """Points as a time-parameterised MoveIt plan gives them: a quintic rest-to-rest blend sampled at 5 points,
-    with its velocities and accelerations, in ``names`` order (``start``/``target`` in JOINTS order)."""
+    """A time-parameterised rest-to-rest plan (start and target in JOINTS order) with its joints in ``names``."""
     order = [JOINTS.index(name) for name in names]
-    start, delta = np.asarray(start)[order], (np.asarray(target) - np.asarray(start))[order]
-    points = []
-    for s in np.linspace(0.0, 1.0, 5)[1:]:
-        blend = (10 * s ** 3 - 15 * s ** 4 + 6 * s ** 5, (30 * s ** 2 - 60 * s ** 3 + 30 * s ** 4) / duration,
-                 (60 * s - 180 * s ** 2 + 120 * s ** 3) / duration ** 2)
-        points.append((s * duration, start + blend[0] * delta, blend[1] * delta, blend[2] * delta))
-    return _goal(names, points)
+    return _goal(names, rest_to_rest_points(np.asarray(start)[order], np.asarray(target)[order], duration))
 
 
 def _set(ros, name: str, value) -> None:
