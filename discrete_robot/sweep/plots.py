@@ -96,10 +96,10 @@ def predict_push(table, output_dir: Path) -> tuple[list[Path], dict]:
     for sense, colour, label in ((1, "tab:blue", "counter-clockwise"), (-1, "tab:red", "clockwise"),
                                  (0, "grey", "translation / separating")):
         mine = columns["rotation"] == sense
-        axis.scatter(position[mine], np.degrees(columns["pusher_angle"][mine]), s=6, color=colour, label=label)
+        axis.scatter(position[mine], np.degrees(columns["pusher_angle"][mine]), s=10, color=colour, label=label)
     axis.set(xlabel="contact point along the outline [edges from vertex 0]",
              ylabel="finger direction from the inward normal [deg]", title="rotation sense of a pushed object")
-    axis.legend(fontsize=8, loc="upper right")
+    axis.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.15), ncol=3)
     modes = {mode: int(np.sum(columns["mode"] == mode)) for mode in sorted(set(columns["mode"]))}
     senses = {name: int(np.sum(columns["rotation"] == value)) for name, value in
               (("counter_clockwise", 1), ("clockwise", -1), ("none", 0))}
