@@ -62,19 +62,21 @@ class SpaceArmControllers:
         sample = self.sample()
         return sample.time, sample.joint_positions[index], sample.state.joint_rates[index]
 
-    def torques(self, simulator, commanded: np.ndarray) -> np.ndarray:
+    def torques(self, simulator, commanded: np.ndarray) -> np.ndarray | None:
         """The joint torques for the next tick: computed torque on the arms that follow a trajectory (at the
-        simulator's time and state), ``commanded`` on the others."""
+        simulator's time and state), ``commanded`` on the others; None while no arm follows one (the commanded
+        torques stand: every release is followed by the node applying its commands again)."""
+        active = [(controller, index) for controller, index in zip(self.controllers, self.indices, strict=True)
+                  if controller.active]
+        if not active:
+            return None
         sample, kp, kd = simulator.sample(), self.gains["kp"], self.gains["kd"]
         controlled, accelerations = [], []
-        for controller, index in zip(self.controllers, self.indices, strict=True):
+        for controller, index in active:
             desired = controller.sample(sample.time)
-            if desired is not None:
-                controlled.append(index)
-                accelerations.append(desired.qdd + kd * (desired.qd - sample.state.joint_rates[index])
-                                     + kp * (desired.q - sample.joint_positions[index]))
-        if not controlled:
-            return commanded
+            controlled.append(index)
+            accelerations.append(desired.qdd + kd * (desired.qd - sample.state.joint_rates[index])
+                                 + kp * (desired.q - sample.joint_positions[index]))
         return controlled_torques(self.robot, sample.state, simulator.loads, commanded, np.concatenate(controlled),
                                   np.concatenate(accelerations))
 

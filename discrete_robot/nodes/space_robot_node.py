@@ -28,6 +28,10 @@ Subscribes
   integrated by the trapezoid rule over each tick's steps: exact for loads fixed in the world frame, second
   order in the tick for loads that turn with their bodies), so loads alone show none.
 
+Each arm is a joint_trajectory_controller (``<arm>_controller/follow_joint_trajectory`` and its topics and
+service, JTC's contract, torque-driven on the floating base: discrete_robot.nodes.space_arm_controllers); a
+torque command ends their goals and drives every joint.
+
 Services under ``space_robot/simulation/``: pause, resume, step, reset, set_state (joint positions and rates,
 and with ``set_base`` the base pose and twist; a zero or non-finite orientation quaternion is refused).
 
@@ -58,6 +62,7 @@ from discrete_robot.nodes.common import (
     ros_name,
 )
 from discrete_robot.nodes.simulator import SimulatorNode, merged_joint_state, simulator_parameters
+from discrete_robot.nodes.space_arm_controllers import ARM_PARAMETERS, SpaceArmControllers
 from discrete_robot.space.kinematics import body_poses
 from discrete_robot.space.loads import ExternalLoad, LoadFrame, paper_loads, resolve_loads
 from discrete_robot.space.recursive import equation_terms
@@ -81,6 +86,7 @@ PARAMETERS = [
     ParameterSpec("frame_prefix", "space_robot/", "prefix of the TF frames (as robot_state_publisher's "
                                                   "frame_prefix); the base frame is <prefix><base name>",
                   check=ros_name(relative_only=True, trailing_slash=True, empty=True), read_only=True),
+    *ARM_PARAMETERS,
 ]
 
 
@@ -101,6 +107,7 @@ class SpaceRobotNode(SimulatorNode):
         self.simulator = Simulator(self.robot, rest_state(self.robot), self.fixed_loads)
         self.start_momentum = self.simulator.sample().momentum
         self.impulse = np.zeros(6)   # ∫ [ΣF, Σ(x − c) × F + M] dt of the applied loads since start_momentum
+        self.arm_controllers = SpaceArmControllers(self, self.robot, values, lambda: self.simulator.sample())
 
         self.joint_pub = self.create_publisher(JointState, "space_robot/joint_states", STATE_QOS)
         self.pose_pub = self.create_publisher(PoseStamped, "space_robot/base_pose", STATE_QOS)
@@ -119,6 +126,7 @@ class SpaceRobotNode(SimulatorNode):
         except InputError as error:
             self.refusals.warning(str(error), f"ignored: {error} (joints: {', '.join(self.robot.dof_names)})")
             return
+        self.arm_controllers.release("replaced by a joint_torque_commands message")
         self._apply_loads()
 
     def on_wrench(self, msg: WrenchStamped) -> None:
@@ -150,6 +158,9 @@ class SpaceRobotNode(SimulatorNode):
         self.simulator.time = seconds
 
     def advance_world(self, steps: int) -> None:
+        controlled = self.arm_controllers.torques(self.simulator, self.torques)
+        if controlled is not None:
+            self.simulator.set_loads(self.simulator.loads, controlled)
         start, rate = self.simulator.time, self._load_rates()
         try:
             self.simulator.advance(self.time_step, steps)
@@ -169,6 +180,7 @@ class SpaceRobotNode(SimulatorNode):
         return np.concatenate([world.total_force(), world.moment_about(center)])
 
     def on_step_failed(self) -> None:
+        self.arm_controllers.release(f"the simulation step failed at t = {self.simulator.time:.3f} s")
         self.torques = np.zeros(self.robot.dof)
         self.wrenches.clear()
         self._apply_loads()
@@ -178,6 +190,7 @@ class SpaceRobotNode(SimulatorNode):
         simulator = Simulator(self.robot, state, (*self.fixed_loads, *self.wrenches.values()), self.torques)
         simulator.time = self.simulator.time
         self.simulator = simulator
+        self.arm_controllers.release(f"the state was reset or set at t = {simulator.time:.3f} s")
         self.start_momentum = simulator.sample().momentum
         self.impulse = np.zeros(6)
 
@@ -209,8 +222,9 @@ class SpaceRobotNode(SimulatorNode):
 
     def publish_state(self, stamp) -> None:
         sample = self.simulator.sample()
-        efforts = (equation_terms(self.robot, sample.state, self.simulator.loads, self.torques)
-                   .generalized_forces[6:] if self.simulator.loads else self.torques)
+        torques = self.simulator.joint_torques       # the commands, or the arm controllers' torques
+        efforts = (equation_terms(self.robot, sample.state, self.simulator.loads, torques)
+                   .generalized_forces[6:] if self.simulator.loads else torques)
         self.joint_pub.publish(joint_state_msg(stamp, self.robot.dof_names, sample.joint_positions,
                                                sample.state.joint_rates, efforts))
         pose = PoseStamped()
@@ -223,6 +237,7 @@ class SpaceRobotNode(SimulatorNode):
         msg = Float64MultiArray(data=[float(v) for v in data])
         msg.layout.dim = [MultiArrayDimension(label=MOMENTUM_LABELS, size=len(data), stride=len(data))]
         self.momentum_pub.publish(msg)
+        self.arm_controllers.tick(stamp, self.simulator.joint_torques)
 
     def _base_pose(self, state) -> tuple[np.ndarray, np.ndarray]:
         """The base frame's rotation and origin (m) in world; the state holds the base's CoM."""
