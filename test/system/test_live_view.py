@@ -12,6 +12,7 @@ import json
 import socket
 import struct
 import time
+import xml.etree.ElementTree as ET
 
 import pytest
 
@@ -64,26 +65,29 @@ def test_a_websocket_client_receives_tf_and_the_latched_description_as_ros_messa
     from discrete_robot.nodes.common import LATCHED_QOS
 
     port = _free_port()
-    # bringup makes the space robot follow the arm's /clock; alone, it publishes its own (--ros-args pass-through)
-    bringup = ros.start("bringup", args=["--only", "space_robot_node", "--foxglove", str(port)],
-                        ros_args=["-p", "publish_clock:=true"])
-    description = ros.wait_for_message("space_robot/robot_description", String, timeout=60.0, qos=LATCHED_QOS)
+    bringup = ros.start("bringup", args=["--only", "discrete_robot_node", "--foxglove", str(port)])
+    # start-up waits are generous: a loaded machine may take long, nothing here is timed
+    description = ros.wait_for_message("robot_description", String, timeout=180.0, qos=LATCHED_QOS)
     ros.spin_until(lambda: "serving ws://" in bringup.log(), 60.0)
-    with connect(f"ws://127.0.0.1:{port}", subprotocols=[SUBPROTOCOL], open_timeout=30.0) as ws:
-        channels = _channels(ws, {"/tf", "/space_robot/robot_description"}, timeout=60.0)
-        for topic in ("/tf", "/space_robot/robot_description"):
+    topics = {"/tf", "/tf_static", "/robot_description"}
+    with connect(f"ws://127.0.0.1:{port}", subprotocols=[SUBPROTOCOL], open_timeout=60.0) as ws:
+        channels = _channels(ws, topics, timeout=120.0)
+        for topic in topics:
             assert (channels[topic]["encoding"], channels[topic]["schemaEncoding"]) == ("cdr", "ros2msg")
         assert channels["/tf"]["schemaName"] == "tf2_msgs/msg/TFMessage"
         assert "MSG: geometry_msgs/TransformStamped" in channels["/tf"]["schema"]
-        subscriptions = {1: "/tf", 2: "/space_robot/robot_description"}
+        subscriptions = dict(enumerate(sorted(topics), start=1))
         ws.send(json.dumps({"op": "subscribe", "subscriptions": [
             {"id": k, "channelId": channels[topic]["id"]} for k, topic in subscriptions.items()]}))
-        # the description was published once, long before this client: the bridge sends it again (latching)
-        received = _first_messages(ws, subscriptions, timeout=60.0)
-    tf = deserialize_message(received["/tf"], TFMessage)
-    assert [(t.header.frame_id, t.child_frame_id.split("/")[0]) for t in tf.transforms][:1] == [
-        ("world", "space_robot")]
-    assert deserialize_message(received["/space_robot/robot_description"], String).data == description.data
+        # /tf_static and the description were published once, long before this client: the bridge sends them
+        # again (latching)
+        received = _first_messages(ws, subscriptions, timeout=120.0)
+    links = {link.get("name") for link in ET.fromstring(description.data).iter("link")}
+    moving = deserialize_message(received["/tf"], TFMessage).transforms
+    fixed = deserialize_message(received["/tf_static"], TFMessage).transforms
+    assert moving and {t.child_frame_id for t in moving} <= links
+    assert {t.header.frame_id for t in fixed} >= {"world"}
+    assert deserialize_message(received["/robot_description"], String).data == description.data
     assert bringup.stop(timeout=10.0) == 0, bringup.log()
     assert "Traceback" not in bringup.log()
 
