@@ -134,4 +134,10 @@ def test_preemption_and_cancel_end_goals_as_jtc_does(ros):
     assert preempted.result.error_code == FollowJointTrajectory.Result.INVALID_GOAL
     assert preempted.result.error_string == "Current goal preempted by new incoming action."
     assert ros.goal_result(second, 20.0).status == GoalStatus.STATUS_SUCCEEDED
+
+    # JTC's topic, <controller>/joint_trajectory: followed as a goal without a client
+    target = [-1.2, 0.4]
+    ros.publish(f"{CONTROLLER}/joint_trajectory", _goal(JOINTS, [(0.5, target)]).trajectory)
+    ros.wait_for_message("joint_states", JointState, timeout=30.0, predicate=lambda m: np.allclose(
+        m.position, target, atol=5e-3) and np.abs(m.velocity).max() < 1e-2)
     assert node.alive()
