@@ -37,12 +37,16 @@ def add_commands(parser, common) -> None:
     p.set_defaults(run=lazy("discrete_robot.planning.commands:min_time_command"))
 
     p = sub.add_parser("min-effort", parents=[common],
-                       help="fixed-time minimum-effort motion by DMOC (and the Runge–Kutta comparison)")
+                       help="fixed-time minimum-effort motion by DMOC (arms: IPOPT on the discrete model, with the "
+                            "model's effort and velocity limits; and the Runge–Kutta comparison)")
     model_options(p)
     p.add_argument("--system", choices=["arm", SPHERICAL_PENDULUM], default="arm",
                    help="'arm' (the --model file) or the article's spherical pendulum swing-up")
     p.add_argument("--duration", type=float, default=1.0, help="motion time, s (default 1)")
     p.add_argument("--h", type=float, default=0.033, help="time step, s (default 0.033, the article's)")
+    p.add_argument("--guess", choices=["line", "min_time"], default="line",
+                   help="arms: DMOC's start guess, the straight line with gravity compensation (default) or the "
+                        "minimum-time plan slowed to the duration")
     p.add_argument("--no-compare-rk", dest="compare_rk", action="store_false",
                    help="skip the Runge–Kutta (Heun) transcription of the same problem")
     p.set_defaults(run=lazy("discrete_robot.planning.commands:min_effort_command"))

@@ -13,7 +13,8 @@ from discrete_robot.planning.cli import DEFAULT_MODEL, SPHERICAL_PENDULUM
 from discrete_robot.planning.collocation import arm_point_to_point_rk, pendulum_swing_up_rk
 from discrete_robot.planning.constraints import JointLimits
 from discrete_robot.planning.continuous_topp import time_optimal_segment
-from discrete_robot.planning.dmoc import arm_point_to_point_dmoc, pendulum_swing_up_dmoc
+from discrete_robot.planning.dmoc import pendulum_swing_up_dmoc
+from discrete_robot.planning.dmoc_sparse import min_effort
 from discrete_robot.planning.min_time import plan_min_time, plan_min_time_nlp, replay
 from discrete_robot.planning.path import WaypointPath
 from discrete_robot.plotting import new_figure, save_figure
@@ -115,10 +116,12 @@ def min_effort_command(args) -> dict:
         if len(waypoints) != 2:
             raise InputError("min-effort plans point to point: give exactly two --waypoints (start, goal)")
         system = RigidBodySystem(model)
-        effort = _limits(args, model).effort
-        solutions = [arm_point_to_point_dmoc(system, waypoints[0], waypoints[1], args.duration, args.h, effort)]
+        limits = _limits(args, model)
+        solutions = [min_effort(DiscreteDynamicModel(system), waypoints[0], waypoints[1], args.duration, args.h,
+                                limits, guess=args.guess)]
         if args.compare_rk:
-            solutions.append(arm_point_to_point_rk(system, waypoints[0], waypoints[1], args.duration, args.h, effort))
+            solutions.append(arm_point_to_point_rk(system, waypoints[0], waypoints[1], args.duration, args.h,
+                                                   limits.effort))
         name, system_name = f"min_effort_{model.name}", model.name
     return {"system": system_name, "duration": args.duration,
             "solutions": [dict(s.summary(), controls=s.controls) for s in solutions],

@@ -1,9 +1,10 @@
-"""DMOC (discrete_robot.planning.dmoc) and its Runge–Kutta comparison (discrete_robot.planning.collocation).
+"""DMOC (discrete_robot.planning.dmoc, .dmoc_sparse) and its Runge–Kutta comparison (.collocation).
 
 Independent checks: the continuous equations of motion integrated to 1e-12 (the discrete optimal controls
 must drive the real system to the target up to the discretisation error, shrinking at second order), the
-variational integrators run forward on the optimal forces, and the Heun transcription of the same problem
-(both approximate one continuous optimum, so their efforts agree to the discretisation error).
+variational integrators and the simulator's discrete model run forward on the optimal forces, finite differences
+of the simulator's own equations for the sparse Jacobian, the order of convergence of the effort, and the Heun
+transcription of the same problem (both approximate one continuous optimum).
 """
 
 from pathlib import Path
@@ -11,12 +12,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from discrete_robot.discrete.dynamic_model import DiscreteDynamicModel
 from discrete_robot.errors import InputError
 from discrete_robot.model.description import load_model
 from discrete_robot.model.dynamics import RigidBodySystem
 from discrete_robot.planning.collocation import arm_point_to_point_rk, pendulum_swing_up_rk
-from discrete_robot.planning.dmoc import INVERTED, arm_point_to_point_dmoc, pendulum_swing_up_dmoc, time_grid
-from discrete_robot.variational.midpoint import MidpointVariationalIntegrator
+from discrete_robot.planning.constraints import JointLimits
+from discrete_robot.planning.dmoc import INVERTED, pendulum_swing_up_dmoc, time_grid
+from discrete_robot.planning.dmoc_sparse import DmocProblem, min_effort
 from discrete_robot.variational.spherical_pendulum import SphericalPendulumParams, simulate_vi
 
 CONFIG = Path(__file__).resolve().parents[2] / "config"
@@ -76,26 +79,88 @@ def planar_arm():
     return RigidBodySystem(load_model(CONFIG / "planar_2link.yaml"))
 
 
-def test_dmoc_arm_move_reaches_the_goal_on_the_variational_integrator(planar_arm):
-    solution = arm_point_to_point_dmoc(planar_arm, START, GOAL, duration=1.5, h=0.05, effort=[20.0, 10.0])
-    assert solution.outcome.success, solution.outcome.message
-    assert solution.outcome.constraint_violation < 1e-9
-    # forward simulation of the midpoint VI under the optimal forces, from rest at the start
-    trajectory = MidpointVariationalIntegrator(planar_arm).simulate(START, np.zeros(2), solution.h, 30,
-                                                                    forces=solution.controls)
-    assert np.max(np.abs(trajectory.q[-1] - GOAL)) < 1e-8
-    assert np.max(np.abs(trajectory.qd[-1])) < 1e-8
-    assert np.all(np.abs(solution.controls) <= np.array([20.0, 10.0]) + 1e-9)
-    rk = arm_point_to_point_rk(planar_arm, START, GOAL, duration=1.5, h=0.05, effort=[20.0, 10.0])
-    assert rk.outcome.success, rk.outcome.message
-    assert rk.terminal_error < 1e-8
-    assert abs(rk.effort - solution.effort) / solution.effort < 0.03
+@pytest.fixture(scope="module")
+def planar_limits():
+    return JointLimits.from_model(load_model(CONFIG / "planar_2link.yaml"))
 
 
-def test_bad_point_to_point_requests_are_refused(planar_arm):
+def test_transcription_jacobian_equals_finite_differences_of_the_simulators_equations():
+    """The sparse Jacobian (compiled kernel and pattern) against central differences of the constraints, whose
+    dynamics rows are the simulator's own left-hand sides (newton.left_hand_sides): 6-joint arm, random states,
+    one joint moving less than the quadrature threshold in one step and less than LONG_EDGE in another."""
+    model = load_model(CONFIG / "arm_6dof.yaml")
+    limits = JointLimits.from_model(model)
+    problem = DmocProblem(DiscreteDynamicModel(RigidBodySystem(model)), model.initial_positions,
+                          model.initial_positions + 0.5, 0.3, 0.05, limits.effort)
+    rng = np.random.default_rng(3)
+    q, qd, _ = problem.layout.split(problem.guess("line"))
+    q = q + 0.05 * rng.normal(size=q.shape)
+    qd = qd + rng.normal(size=qd.shape)
+    q[2, 3] = q[1, 3] + 3e-6
+    q[4, 1] = q[3, 1] + 4e-4
+    x = problem.layout.join(q, qd, rng.uniform(-1.0, 1.0, size=(problem.steps, problem.n)))
+    rows, columns = problem.layout.pattern()
+    analytic = np.zeros((problem.layout.rows, problem.layout.size))
+    np.add.at(analytic, (rows, columns), problem.jacobian_values(x))
+    numeric = np.empty_like(analytic)
+    delta = 1e-6
+    for c in range(x.size):
+        shift = np.zeros(x.size)
+        shift[c] = delta
+        numeric[:, c] = (problem.constraints(x + shift) - problem.constraints(x - shift)) / (2.0 * delta)
+    assert np.max(np.abs(analytic - numeric)) < 1e-6 * np.max(np.abs(analytic))
+    assert not np.any(numeric[analytic == 0.0]), "a nonzero outside the pattern"
+
+
+@pytest.fixture(scope="module")
+def planar_solutions(planar_arm, planar_limits):
+    discrete = DiscreteDynamicModel(planar_arm)
+    return [min_effort(discrete, START, GOAL, 1.5, h, planar_limits) for h in (0.1, 0.05, 0.025)]
+
+
+def test_sparse_dmoc_reaches_the_goal_at_rest_on_the_simulators_model(planar_solutions, planar_limits):
+    for solution in planar_solutions:
+        assert solution.outcome.success, solution.outcome.message
+        assert solution.outcome.constraint_violation <= 1e-8
+        # terminal_error is the simulator's forward run (DiscreteDynamicModel.simulate) under the optimal forces
+        assert solution.terminal_error <= 1e-8
+        assert np.all(np.abs(solution.controls) <= planar_limits.effort * (1.0 + 1e-9))
+        np.testing.assert_allclose(solution.q[0], START)
+    # the same forces through a second formulation: Newton steps one at a time from the optimised states
+    solution = planar_solutions[1]
+    discrete = DiscreteDynamicModel(RigidBodySystem(load_model(CONFIG / "planar_2link.yaml")))
+    for k in range(solution.controls.shape[0]):
+        step = discrete.step(solution.q[k], solution.velocity[k], solution.controls[k], solution.h)
+        assert np.max(np.abs(step.qd - solution.velocity[k + 1])) < 1e-9
+
+
+def test_sparse_dmoc_effort_converges_at_second_order_in_h(planar_solutions):
+    """The discrete objective approximates ∫ ½|u|² dt of one continuous optimum: halving h divides its change
+    by four (second-order discrete model, midpoint quadrature)."""
+    efforts = [solution.effort for solution in planar_solutions]
+    ratio = (efforts[0] - efforts[1]) / (efforts[1] - efforts[2])
+    assert 3.5 < ratio < 4.5, efforts
+
+
+def test_min_time_guess_finds_the_same_optimum(planar_arm, planar_limits):
+    """From the minimum-time plan (3.32 s along the line) slowed to 4 s, and from the line: one optimum."""
+    discrete = DiscreteDynamicModel(planar_arm)
+    found = [min_effort(discrete, START, GOAL, 4.0, 0.1, planar_limits, guess=guess, continuous=False)
+             for guess in ("min_time", "line")]
+    for solution in found:
+        assert solution.outcome.success, solution.outcome.message
+    assert found[0].effort == pytest.approx(found[1].effort, rel=1e-6)
+    with pytest.raises(InputError, match="fastest motion along the line takes 3.3"):
+        min_effort(discrete, START, GOAL, 1.5, 0.05, planar_limits, guess="min_time")
+
+
+def test_bad_point_to_point_requests_are_refused(planar_arm, planar_limits):
+    discrete = DiscreteDynamicModel(planar_arm)
     with pytest.raises(InputError, match="start and goal"):
-        arm_point_to_point_dmoc(planar_arm, [0.0], GOAL, 1.0, 0.05)
+        min_effort(discrete, [0.0], GOAL, 1.0, 0.05, planar_limits)
     with pytest.raises(InputError, match="torque limits"):
-        arm_point_to_point_dmoc(planar_arm, START, GOAL, 1.0, 0.05, effort=[20.0, -1.0])
+        DmocProblem(discrete, START, GOAL, 1.0, 0.05, [20.0, -1.0])
     with pytest.raises(InputError, match="duration"):
         arm_point_to_point_rk(planar_arm, START, GOAL, -1.0, 0.05)
+    with pytest.raises(InputError, match="start guess"):
+        min_effort(discrete, START, GOAL, 1.0, 0.05, planar_limits, guess="spline")
