@@ -11,8 +11,10 @@ export PYTHONUNBUFFERED := 1
 setup:
 	@scripts/setup_env.sh
 
+# two pytest-xdist workers, each ROS test on a domain of its own (test/conftest.py)
+TEST_WORKERS ?= 2
 test: setup
-	$(PYTHON) -m pytest -q
+	$(PYTHON) -m pytest -q -n $(TEST_WORKERS)
 
 demo: setup
 	$(PYTHON) -m discrete_robot experiment demo --output-dir results/demo
@@ -25,7 +27,7 @@ fuzz: setup
 	$(PYTHON) scripts/fuzz.py --cases 5000 --output results/fuzz.json
 
 soak: setup
-	$(PYTHON) scripts/soak.py --space-steps 1000000 --arm-steps 1000000 --requests 10000 --output results/soak.json
+	$(PYTHON) scripts/soak.py --space-steps 1000000 --arm-steps 1000000 --requests 10000 --bringup-seconds 600 --output results/soak.json
 	$(PYTHON) scripts/shutdown.py --output results/shutdown.json
 
 lint: setup
