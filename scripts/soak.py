@@ -426,6 +426,7 @@ def soak_bringup(session, workdir: Path, seconds: float, timeout: float, seed: i
         session.wait_for_message("joint_states", JointState, timeout=120.0)
         session.wait_for_message("space_robot/joint_states", JointState, timeout=120.0)
         memory = {node: MemoryTrack(pid=pid) for node, pid in _node_pids(bringup.process.pid).items()}
+        began = time.monotonic()     # the load's time, from the system's first states on
         while time.monotonic() - began < seconds and bringup.alive():
             rounds += 1
             pending = []
