@@ -381,7 +381,7 @@ def solve(problem: DmocProblem, x0: np.ndarray, tol: float = 1e-8, max_iter: int
     forces = x[force_columns.tolist()] * casadi.DM(weights)
     objective = scale * 0.5 * problem.h * casadi.sumsqr(forces)
     options = {"ipopt.tol": tol, "ipopt.constr_viol_tol": CONSTRAINT_TOL, "ipopt.max_iter": max_iter,
-               "hess_lag": hessian, "ipopt.print_level": print_level,
+               "hess_lag": hessian, "ipopt.print_level": print_level, "ipopt.sb": "yes",
                "print_time": False, "error_on_fail": False}
     solver = casadi.nlpsol("dmoc", "ipopt", {"x": x, "f": objective, "g": constraints(x)}, options)
     low, high = problem.bounds()

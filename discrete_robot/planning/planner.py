@@ -239,9 +239,13 @@ class TrajectoryPlanner:
                                   f"{limits.velocity[r]:g}: give a longer duration")
         # the motion is the integrator's replay of the optimised forces: it meets the bounds to round-off
         limits.check_positions(solution.q, "min_effort: point", slack=1e-6)
-        qdd = np.diff(solution.velocity, axis=0) / solution.h
-        efforts = np.vstack([solution.controls, self._holding(solution.q[-1])])
-        return PlannedTrajectory(self.joint_names, solution.t, solution.q, solution.velocity,
+        # the last point is the goal at rest exactly (the replay is within 1e-6 of it, checked above): a trajectory
+        # executor refuses a final velocity that is not zero (FollowJointTrajectory without nonzero end velocity)
+        positions, velocities = solution.q.copy(), solution.velocity.copy()
+        positions[-1], velocities[-1] = q[1], 0.0
+        qdd = np.diff(velocities, axis=0) / solution.h
+        efforts = np.vstack([solution.controls, self._holding(positions[-1])])
+        return PlannedTrajectory(self.joint_names, solution.t, positions, velocities,
                                  np.vstack([qdd, qdd[-1:]]), efforts, PlanMethod.MIN_EFFORT,
                                  {"steps": int(solution.t.size - 1), "effort": solution.effort,
                                   "solve_time_s": solution.outcome.solve_time, "solver": solution.outcome.message,

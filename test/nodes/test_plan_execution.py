@@ -144,3 +144,47 @@ def test_plan_trajectory_plans_from_the_arms_state_and_executes_through_the_acti
                       timeout=60.0)
     assert not moving.success and "the arm is moving" in moving.message
     assert simulator.alive() and planner.alive()
+
+
+@pytest.mark.slow
+def test_min_effort_plan_for_the_6_joint_arm_executes_through_the_action(ros):
+    """plan_trajectory with method min_effort on arm_6dof (sparse DMOC on the discrete model, IPOPT): the arm at
+    its initial positions, the goal 0.5 rad further on every joint in 1.5 s at h = 0.05 s; the plan, sent to
+    FollowJointTrajectory, ends within 0.02 rad of the goal. request_timeout 60 s: the solve took 6-27 s on this
+    shared 2-core machine under load (the node's default is 10 s). goal_time_tolerance 5 s: the plan rides the
+    velocity limits, and the wrist joints' tracking settles to the action's 0.01 rad/s stop tolerance more than
+    1 s after the plan's end."""
+    from action_msgs.msg import GoalStatus
+    from builtin_interfaces.msg import Duration
+    from control_msgs.action import FollowJointTrajectory
+    from discrete_robot_interfaces.srv import PlanTrajectory
+    from sensor_msgs.msg import JointState
+    from std_srvs.srv import Trigger
+
+    from discrete_robot.model.description import load_model, package_config_path
+
+    model_file = str(package_config_path("arm_6dof.yaml"))
+    start = load_model(model_file).initial_positions
+    goal = start + 0.5
+    simulator = ros.start("discrete_robot_node", params={"model_file": model_file, "time_step": 0.002,
+                                                          "publish_rate": 50.0, "start_paused": True})
+    planner = ros.start("trajectory_planner_node", params={"model_file": model_file, "request_timeout": 60.0})
+    ros.wait_for_message("joint_states", JointState, timeout=30.0)
+    ros.spin_until(lambda: ros.node.count_subscribers("joint_states") >= 2, 10.0)
+    request = PlanTrajectory.Request(waypoints=[_point(goal)], method="min_effort", duration=1.5,
+                                     time_step_hint=0.05)
+    plan = ros.call(PlanTrajectory, "plan_trajectory", request, timeout=120.0)
+    assert plan.success, f"{plan.message}\n{ros.logs()}"
+    assert plan.duration == pytest.approx(1.5)
+    np.testing.assert_allclose(plan.trajectory.points[-1].positions, goal, atol=1e-12)
+    action_goal = FollowJointTrajectory.Goal(trajectory=plan.trajectory, goal_time_tolerance=Duration(sec=5))
+    handle = ros.send_goal(FollowJointTrajectory, "joint_trajectory_controller/follow_joint_trajectory",
+                           action_goal)
+    assert ros.call(Trigger, "simulation/resume", Trigger.Request()).success   # the goal starts from rest
+    result = ros.goal_result(handle, 60.0)
+    assert result.status == GoalStatus.STATUS_SUCCEEDED, f"{result.result.error_string}\n{ros.logs()}"
+    final = ros.wait_for_message("joint_states", JointState)
+    distance = np.abs(np.subtract(final.position, goal)).max()
+    print(f"min_effort plan executed: final distance from the goal {distance:.4f} rad")
+    assert distance < 0.02
+    assert simulator.alive() and planner.alive()
