@@ -103,7 +103,7 @@ PARAMETERS = [
                   check=lambda v: None if v >= 2 else "must be >= 2", value_range=(2, 10000), read_only=True),
     ParameterSpec("max_duration", 3600.0, "longest plan answered, s (a longer one means limits too small to be "
                   "meant)", check=positive, value_range=(1.0, 1e6), read_only=True),
-    ParameterSpec("request_timeout", 10.0, "wall-clock budget of one request, s; planning stops after it and the "
+    ParameterSpec("request_timeout", 60.0, "wall-clock budget of one request, s; planning stops after it and the "
                   "request is refused", check=positive, value_range=(0.01, 600.0)),
     ParameterSpec("start_tolerance", 0.05, "largest distance of a request's first waypoint from the arm's "
                   "joint_states, rad or m", check=positive, value_range=(1e-6, 1e3), read_only=True),

@@ -264,7 +264,7 @@ class DmocProblem:
 def solve(problem: DmocProblem, x0: np.ndarray, tol: float = 1e-8, max_iter: int = 500,
           print_level: int = 0) -> tuple[np.ndarray, SqpOutcome]:
     """IPOPT on the problem from x0 (module docstring): (x, outcome). Polls :func:`budget.check` at each
-    evaluation; a spent budget ends the solve with BudgetExceededError."""
+    evaluation; a spent budget ends the solve (at the end of that iteration) with BudgetExceededError."""
     import casadi
 
     layout = problem.layout
@@ -273,18 +273,20 @@ def solve(problem: DmocProblem, x0: np.ndarray, tol: float = 1e-8, max_iter: int
     sparsity = casadi.Sparsity.triplet(layout.rows, layout.size, rows[order].tolist(), columns[order].tolist())
     failure: list[BaseException] = []
 
-    def guarded(function):
+    def guarded(function, size: int):
+        """``function`` for a casadi Callback: budget checked first; an error is kept (raised after the solve) and
+        answered with NaN, which ends IPOPT's iteration (through ``Stop``) without a traceback in the log."""
         def call(x):
             try:
                 budget.check()
                 return function(x)
-            except BaseException as error:  # noqa: BLE001 - casadi swallows it: kept and raised after the solve
+            except Exception as error:  # noqa: BLE001 - kept and raised after the solve
                 failure.append(error)
-                raise
+                return np.full(size, np.nan)
         return call
 
-    constraint_values = guarded(problem.constraints)
-    jacobian_values = guarded(lambda x: problem.jacobian_values(x)[order])
+    constraint_values = guarded(problem.constraints, layout.rows)
+    jacobian_values = guarded(lambda x: problem.jacobian_values(x)[order], rows.size)
 
     class Jacobian(casadi.Callback):
         def __init__(self, name, options):
@@ -345,7 +347,7 @@ def solve(problem: DmocProblem, x0: np.ndarray, tol: float = 1e-8, max_iter: int
     hessian_sparsity = casadi.Sparsity.triplet(layout.size, layout.size, (unique % layout.size).tolist(),
                                                (unique // layout.size).tolist())
     hessian_values = guarded(lambda arguments: np.bincount(
-        gather, weights=problem.hessian_values(*arguments), minlength=unique.size))
+        gather, weights=problem.hessian_values(*arguments), minlength=unique.size), unique.size)
 
     class Hessian(casadi.Callback):
         """(x, p, σ, λ) -> the Lagrangian's Hessian, upper triangle (casadi's ``hess_lag``)."""
@@ -371,8 +373,29 @@ def solve(problem: DmocProblem, x0: np.ndarray, tol: float = 1e-8, max_iter: int
             x_value, sigma, lam = (np.asarray(arg[i]).ravel() for i in (0, 2, 3))
             return [casadi.DM(hessian_sparsity, hessian_values((x_value, float(sigma[0]) * scale, lam)))]
 
+    class Stop(casadi.Callback):
+        """IPOPT's iteration callback: ends the solve once an evaluation has failed (the budget ran out)."""
+
+        def __init__(self):
+            casadi.Callback.__init__(self)
+            self.construct("dmoc_stop", {})
+
+        def get_n_in(self):
+            return casadi.nlpsol_n_out()
+
+        def get_n_out(self):
+            return 1
+
+        def get_sparsity_in(self, i):
+            size = {"f": 1, "x": layout.size, "lam_x": layout.size, "g": layout.rows, "lam_g": layout.rows}
+            return casadi.Sparsity.dense(size.get(casadi.nlpsol_out(i), 0), 1)
+
+        def eval(self, arg):
+            return [1 if failure else 0]
+
     constraints = Constraints()
     hessian = Hessian()
+    stop = Stop()
     x = casadi.MX.sym("x", layout.size)
     force_columns = np.concatenate([layout.stride * k + 2 * problem.n + np.arange(problem.n)
                                     for k in range(problem.steps)])
@@ -381,7 +404,7 @@ def solve(problem: DmocProblem, x0: np.ndarray, tol: float = 1e-8, max_iter: int
     forces = x[force_columns.tolist()] * casadi.DM(weights)
     objective = scale * 0.5 * problem.h * casadi.sumsqr(forces)
     options = {"ipopt.tol": tol, "ipopt.constr_viol_tol": CONSTRAINT_TOL, "ipopt.max_iter": max_iter,
-               "hess_lag": hessian, "ipopt.print_level": print_level, "ipopt.sb": "yes",
+               "hess_lag": hessian, "iteration_callback": stop, "ipopt.print_level": print_level, "ipopt.sb": "yes",
                "print_time": False, "error_on_fail": False}
     solver = casadi.nlpsol("dmoc", "ipopt", {"x": x, "f": objective, "g": constraints(x)}, options)
     low, high = problem.bounds()

@@ -12,6 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from discrete_robot import budget
+from discrete_robot.budget import BudgetExceededError
 from discrete_robot.discrete.dynamic_model import DiscreteDynamicModel
 from discrete_robot.errors import InputError
 from discrete_robot.model.description import load_model
@@ -164,3 +166,12 @@ def test_bad_point_to_point_requests_are_refused(planar_arm, planar_limits):
         arm_point_to_point_rk(planar_arm, START, GOAL, -1.0, 0.05)
     with pytest.raises(InputError, match="start guess"):
         min_effort(discrete, START, GOAL, 1.0, 0.05, planar_limits, guess="spline")
+
+
+def test_a_spent_budget_ends_the_solve_with_its_error(planar_arm, planar_limits, capfd):
+    """budget.check() runs at every evaluation: a budget already spent stops IPOPT at its first iteration, and the
+    error is the budget's (what the planner node answers), with nothing printed by the solver."""
+    with budget.limited(0.0), pytest.raises(BudgetExceededError, match="request_timeout"):
+        min_effort(DiscreteDynamicModel(planar_arm), START, GOAL, 1.5, 0.05, planar_limits, continuous=False)
+    captured = capfd.readouterr()
+    assert "Traceback" not in captured.out + captured.err
