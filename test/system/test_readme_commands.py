@@ -40,6 +40,9 @@ NOT_RUN = {
     "ros2 launch": "needs the `ros2` CLI and `launch` of a system ROS 2 (not on PyPI); the launch files are "
                    "checked by test/system/test_launch_files.py, bringup, its equivalent, runs below",
     "ros2 run": "needs the `ros2` CLI of a system ROS 2; the node executables run in test/nodes/",
+    "ros2 security": "needs sros2 and a Fast DDS with its security plugins: a system ROS 2 (README, Security)",
+    "export ROS_SECURITY_KEYSTORE=~/discrete_robot_keystore": "the secured shell of a system ROS 2, for the "
+                                                              "`ros2 run` commands after it (README, Security)",
 }
 
 # Shortened commands: README command prefix -> {option: value it is run with}. The README shows realistic
