@@ -33,8 +33,9 @@ def expanded(model: RobotModel) -> tuple[RobotModel, np.ndarray, np.ndarray]:
 
 def project_terms(S: np.ndarray, terms: tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:
     """(a, V[, ∂a/∂q, ∂V/∂q]) of the model from the expanded model's terms at q̄ = S q + c (module docstring)."""
-    a = np.einsum("ia,...ij,jb->...ab", S, terms[0], S)
+    # pairwise products (n̄²n and n̄³n operations): one four-operand einsum would loop over all six indices
+    a = S.T @ terms[0] @ S
     if len(terms) == 2:
         return a, terms[1]
-    da = np.einsum("ka,ib,...kij,jc->...abc", S, S, terms[2], S)
+    da = np.einsum("ka,...kbc->...abc", S, S.T @ terms[2] @ S)
     return a, terms[1], da, terms[3] @ S
