@@ -251,3 +251,13 @@ def test_floating_joint_from_world_makes_a_floating_base():
     model = model_from_urdf(text)
     assert model.base.floating and model.base.name == "base"
     np.testing.assert_array_equal(model.gravity, np.zeros(3))
+
+
+def test_ros2_control_tags_name_the_command_interfaces():
+    control = ('<ros2_control name="arm" type="system"><hardware><plugin>mock_components/GenericSystem</plugin>'
+               '</hardware><joint name="hinge"><command_interface name="position"/><command_interface name="effort"/>'
+               '<state_interface name="position"/></joint></ros2_control></robot>')
+    model = model_from_urdf(_PENDULUM.format(effort=1).replace("</robot>", control))
+    assert model.command_interfaces == (("hinge", ("position", "effort")),)
+    with pytest.raises(ModelError, match="<ros2_control> <joint name> 'elbow' is not a movable joint"):
+        model_from_urdf(_PENDULUM.format(effort=1).replace("</robot>", control.replace('"hinge"', '"elbow"')))
