@@ -165,7 +165,8 @@ def main(args: list[str] | None = None) -> int:
     argv = sys.argv if args is None else ["bringup", *args]
     parser = argparse.ArgumentParser(prog="bringup", description=__doc__.splitlines()[0])
     parser.add_argument("--only", nargs="+", choices=[c.node for c in COMPONENTS], help="start only these nodes")
-    parser.add_argument("--model-file", help="arm model YAML for the simulator, the planner and the manipulation node")
+    parser.add_argument("--model-file", help="arm model (YAML, URDF or xacro) for the simulator, the planner and the "
+                        "manipulation node")
     parser.add_argument("--namespace", default="", help="every node under /NAMESPACE, the arm's frames NAMESPACE/*")
     parser.add_argument("--foxglove", nargs="?", type=int, const=FOXGLOVE_PORT, metavar="PORT",
                         help=f"serve every topic to Foxglove on ws://127.0.0.1:PORT (default {FOXGLOVE_PORT})")
