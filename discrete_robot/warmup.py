@@ -21,6 +21,7 @@ WARM_UP_MODULES: list[str] = [
     "discrete_robot.discrete.compiled",
     "discrete_robot.pushing.compiled",
     "discrete_robot.planning.reachability",
+    "discrete_robot.planning.dmoc_compiled",
 ]
 
 

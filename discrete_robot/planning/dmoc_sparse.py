@@ -18,12 +18,15 @@ constraints are those equations, not an approximation of them.
 
 Derivatives. Each step's equations involve the two states it joins: the constraint Jacobian is block-banded,
 n rows × 4n columns per step from :func:`.dmoc_compiled.step_jacobians` (exact, from the compiled model's ∂a/∂q
-and ∂V/∂q at the difference paths' vertices), plus the constant smoothing rows and the −I of the forces. IPOPT
-(through casadi's ``nlpsol``; casadi is imported only here, when a solve runs) gets the equations and this
-Jacobian as a casadi Callback with the sparsity pattern given, and builds its Hessian by limited-memory BFGS: an
-exact Hessian of the constraints would need the model's second derivatives. Why a Callback rather than the model
-written in casadi's algebra: the equations are then the compiled kernels the simulator runs (one home for the
-physics), and the Jacobian of a 6-joint arm's 30 steps costs a few milliseconds.
+and ∂V/∂q at the difference paths' vertices), plus the constant smoothing rows and the −I of the forces. The
+Lagrangian's Hessian is block-diagonal over the steps (4n × 4n each, overlapping at the shared states) and comes
+from forward differences of that exact Jacobian weighted by the multipliers (:meth:`DmocProblem.hessian_values`;
+an exact one would need the model's second derivatives). IPOPT (through casadi's ``nlpsol``; casadi is imported
+only here, when a solve runs) gets the equations, the Jacobian and the Hessian as casadi Callbacks with their
+sparsity given. Measured on the 6-joint arm at h = 0.05: 24 iterations with this Hessian; with IPOPT's
+limited-memory BFGS instead, no convergence in 620 (docs/planning.md). Why Callbacks rather than the model
+written in casadi's algebra: the constraints are then the compiled kernels the simulator runs (one home for the
+physics); the casadi form was not built, so there is no measurement of it.
 
 Start guesses: ``line``, the straight line from start to goal with the time law 3τ² − 2τ³ (at rest at both ends)
 and the forces that hold the arm against gravity at each step's midpoint; ``min_time``, the minimum-time plan
