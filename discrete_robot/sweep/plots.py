@@ -1,7 +1,7 @@
 """A sweep's figures and headline numbers, from its results table (the rows with status ok).
 
-- push-to-pose: success rate (with 95 % Wilson intervals) and final position error against the friction
-  mismatch between the world and the planner, one line per pressure distribution of the world;
+- push-to-pose: success rate (with 95 % Wilson intervals) and the final goal error in tolerances against the
+  friction mismatch between the world and the planner, one line per pressure distribution of the world;
 - predict-push: the rotation sense over the contact points of the outline against the finger's direction;
 - min-time: planned duration against the torque-limit scale;
 - simulate: energy drift against the time step, per integrator.
@@ -53,7 +53,11 @@ def push_to_pose(table, output_dir: Path) -> tuple[list[Path], dict]:
         return [], {}
     mismatch, which = friction_mismatch(columns)
     edges = np.linspace(mismatch.min(), mismatch.max() + 1e-12, MISMATCH_BINS + 1)
-    fig, (rate_axis, error_axis) = new_figure(2, 1, sharex=True, figsize=(7.0, 6.4))
+    # the goal error in tolerances: the larger of position / position tolerance and |angle| / angle tolerance,
+    # at most 1 exactly when the push succeeded
+    goal_error = np.maximum(columns["position_error_m"] / columns["position_tolerance"],
+                            np.abs(columns["angle_error_rad"]) / columns["angle_tolerance"])
+    fig, (rate_axis, error_axis) = new_figure(2, 1, sharex=True, figsize=(7.0, 6.8))
     headline = {}
     for pressure in sorted(set(columns["pressure"])):
         mine = columns["pressure"] == pressure
@@ -67,22 +71,21 @@ def push_to_pose(table, output_dir: Path) -> tuple[list[Path], dict]:
                 interval = wilson_interval(k, n)
                 centres.append(100 * 0.5 * (a + b))
                 rates.append(k / n)
-                low.append(k / n - interval[0])
-                high.append(interval[1] - k / n)
+                low.append(max(0.0, k / n - interval[0]))     # the interval's clamped ends, rounded
+                high.append(max(0.0, interval[1] - k / n))
         rate_axis.errorbar(centres, rates, yerr=[low, high], marker="o", capsize=3,
                            label=f"world: {pressure} ({int(mine.sum())} cases)")
-        error_axis.semilogy(100 * x, np.maximum(columns["position_error_m"][mine], 1e-6), ".", alpha=0.6,
-                            label=pressure)
+        error_axis.semilogy(100 * x, np.maximum(goal_error[mine], 1e-6), ".", alpha=0.6, label=pressure)
         headline[pressure] = {"cases": int(mine.sum()), "success_rate": float(success.mean()),
                               "success_rate_95": wilson_interval(int(success.sum()), int(mine.sum()))}
     planner = ", ".join(sorted(set(columns["planner_pressure"])))
-    rate_axis.set(ylabel="success rate", ylim=(-0.05, 1.05),
-                  title=f"push to pose: planner assumes {planner} pressure")
-    rate_axis.legend(fontsize=8)
-    error_axis.axhline(float(np.median(columns["position_tolerance"])), color="grey", linestyle="--",
-                       label="position tolerance")
-    error_axis.set(xlabel=f"{which.replace('_', ' ')}: world / planner - 1 [%]", ylabel="final position error [m]")
-    error_axis.legend(fontsize=8)
+    fig.suptitle(f"push to pose: the planner assumes {planner} pressure (95 % Wilson intervals)")
+    rate_axis.set(ylabel="success rate", ylim=(-0.05, 1.05))
+    rate_axis.legend(fontsize=8, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=3)
+    error_axis.axhline(1.0, color="grey", linestyle="--", label="tolerance")
+    error_axis.set(xlabel=f"{which.replace('_', ' ')}: world / planner - 1 [%]",
+                   ylabel="goal error [tolerances]")
+    error_axis.legend(fontsize=8, ncol=4)
     return [save_figure(fig, output_dir, "sweep_push_to_pose")], {"success_by_pressure": headline,
                                                                    "mismatch_of": which}
 
