@@ -124,3 +124,17 @@ def test_link_names_clashing_with_multi_dof_frames_are_refused(mixed_tree_data):
     data["links"][4]["name"] = "jb_0"  # the frame between the spherical joint's first and second rotation
     with pytest.raises(ModelError, match="jb_0"):
         to_urdf(model_from_dict(data))
+
+
+@pytest.mark.parametrize("name", ["planar_2link", "arm_6dof", "mixed_tree"])
+def test_every_drawn_link_carries_its_visual_shapes_as_collision_geometry(request, name):
+    """Planners and simulators reading the URDF (MoveIt, Gazebo) see the same shapes RViz draws; the markers of
+    multi-DOF joints' massless links are drawn only."""
+    model = request.getfixturevalue(name)
+    dummies = {n for link in model.links for n in link.joint.dof_names[:-1]}
+    for link in ET.fromstring(to_urdf(model)).iter("link"):
+        def shapes(tag, link=link):
+            return [(element.find("origin").attrib, [(shape.tag, shape.attrib) for shape in element.find("geometry")])
+                    for element in link.findall(tag)]
+        expected = [] if link.get("name") in dummies else shapes("visual")
+        assert shapes("collision") == expected, link.get("name")
