@@ -12,6 +12,8 @@ Plots (PNG) go to --output-dir: for min-time the torques against their limits an
 for min-effort the controls and the states, for convergence the duration error against the grid.
 """
 
+import argparse
+
 from discrete_robot.cli import lazy
 
 DEFAULT_MODEL = "planar_2link.yaml"
@@ -47,8 +49,10 @@ def add_commands(parser, common) -> None:
     p.add_argument("--guess", choices=["line", "min_time"], default="line",
                    help="arms: DMOC's start guess, the straight line with gravity compensation (default) or the "
                         "minimum-time plan slowed to the duration")
-    p.add_argument("--no-compare-rk", dest="compare_rk", action="store_false",
-                   help="skip the Runge–Kutta (Heun) transcription of the same problem")
+    p.add_argument("--compare-rk", action=argparse.BooleanOptionalAction, default=None,
+                   help="also solve the problem on a Runge–Kutta (Heun) discretisation with SLSQP (default: for the "
+                        "spherical pendulum, the article's comparison; not for arms, where it does not converge on "
+                        "the 6-joint arm)")
     p.set_defaults(run=lazy("discrete_robot.planning.commands:min_effort_command"))
 
     p = sub.add_parser("convergence", parents=[common],

@@ -107,7 +107,7 @@ def plot_optimal_control(solutions, output_dir: Path, name: str) -> list[Path]:
 def min_effort_command(args) -> dict:
     if args.system == SPHERICAL_PENDULUM:
         solutions = [pendulum_swing_up_dmoc(args.duration, args.h)]
-        if args.compare_rk:
+        if args.compare_rk is not False:
             solutions.append(pendulum_swing_up_rk(args.duration, args.h))
         name, system_name = "min_effort_spherical_pendulum", SPHERICAL_PENDULUM
     else:
