@@ -113,14 +113,14 @@ def min_effort_command(args) -> dict:
     else:
         model = _model(args.model)
         waypoints = _waypoints(args, model)
-        if len(waypoints) != 2:
-            raise InputError("min-effort plans point to point: give exactly two --waypoints (start, goal)")
         system = RigidBodySystem(model)
         limits = _limits(args, model)
-        solutions = [min_effort(DiscreteDynamicModel(system), waypoints[0], waypoints[1], args.duration, args.h,
-                                limits, guess=args.guess)]
+        solutions = [min_effort(DiscreteDynamicModel(system), waypoints[0], waypoints[-1], args.duration, args.h,
+                                limits, guess=args.guess, via=waypoints[1:-1])]
         if args.compare_rk:
-            solutions.append(arm_point_to_point_rk(system, waypoints[0], waypoints[1], args.duration, args.h,
+            if len(waypoints) != 2:
+                raise InputError("--compare-rk: the Heun transcription plans point to point (two --waypoints)")
+            solutions.append(arm_point_to_point_rk(system, waypoints[0], waypoints[-1], args.duration, args.h,
                                                    limits.effort))
         name, system_name = f"min_effort_{model.name}", model.name
     return {"system": system_name, "duration": args.duration,

@@ -10,11 +10,12 @@ is [q_k, q̇_k, w_k]; the last stage has no force. Constraints, for every step k
     (lhs(q_k, q̇_k, q_{k+1}, q̇_{k+1}) − F_k) / effort = 0      the discrete equations (3.5), a force fraction
     (q_{k+1} − q_k − h (q̇_k + q̇_{k+1})/2) / h = 0             the smoothing formula (3.11), rad/s
 
-with q_0, q̇_0 = 0, q_N, q̇_N = 0 fixed, |w_k| ≤ 1, |q̇_k| ≤ the velocity limits (at the nodes, where the executed
-trajectory is sampled) and the position limits. Objective: J = Σ_k h/2 |F_k|² (N² m² s), the midpoint-rule
-quadrature of ∫ ½|u|² dt for forces that are constant over each step. Solving the discrete equations forward
-from rest under the optimal F_k (the simulator's Newton step) then reproduces the optimised states: the
-constraints are those equations, not an approximation of them.
+with q_0, q̇_0 = 0, q_N, q̇_N = 0 fixed (and any interior waypoints, passed without stopping, fixed at the nodes
+allotted in proportion to the largest joint travel along the segments), |w_k| ≤ 1, |q̇_k| ≤ the velocity limits (at
+the nodes, where the executed trajectory is sampled) and the position limits. Objective: J = Σ_k h/2 |F_k|² (N² m²
+s), the midpoint-rule quadrature of ∫ ½|u|² dt for forces that are constant over each step. Solving the discrete
+equations forward from rest under the optimal F_k (the simulator's Newton step) then reproduces the optimised
+states: the constraints are those equations, not an approximation of them.
 
 Derivatives. Each step's equations involve the two states it joins: the constraint Jacobian is block-banded,
 n rows × 4n columns per step from :func:`.dmoc_compiled.step_jacobians` (exact, from the compiled model's ∂a/∂q
@@ -107,11 +108,24 @@ class Transcription:
         return rows, columns
 
 
+def waypoint_nodes(waypoints: np.ndarray, steps: int) -> np.ndarray:
+    """The node of each waypoint (m, n): 0, N and the interior ones in proportion to the largest joint travel along
+    the straight segments (rad or m); InputError when two waypoints would fall on one node."""
+    travel = np.concatenate([[0.0], np.cumsum(np.max(np.abs(np.diff(waypoints, axis=0)), axis=1))])
+    if travel[-1] <= 0.0:
+        raise InputError("waypoints: the start and the goal are the same configuration")
+    nodes = np.rint(travel / travel[-1] * steps).astype(int)
+    if np.any(np.diff(nodes) < 1):
+        raise InputError(f"waypoints: {len(waypoints)} waypoints need more than {steps} steps (or a waypoint repeats "
+                         "the one before it): give a smaller time step")
+    return nodes
+
+
 class DmocProblem:
     """The sparse DMOC transcription of one rest-to-rest move of a compiled arm (module docstring)."""
 
     def __init__(self, discrete: DiscreteDynamicModel, q_start, q_goal, duration: float, h: float, effort,
-                 velocity=None, lower=None, upper=None):
+                 velocity=None, lower=None, upper=None, via=()):
         system = discrete.system
         if getattr(system, "compiled", None) is None:
             raise InputError("sparse DMOC needs a rigid-body system with a compiled model (RigidBodySystem)")
@@ -131,6 +145,8 @@ class DmocProblem:
         self.velocity = np.full(self.n, np.inf) if velocity is None else np.asarray(velocity, dtype=float)
         self.lower = np.full(self.n, -np.inf) if lower is None else np.asarray(lower, dtype=float)
         self.upper = np.full(self.n, np.inf) if upper is None else np.asarray(upper, dtype=float)
+        self.waypoints = np.vstack([self.q_start, np.asarray(via, dtype=float).reshape(-1, self.n), self.q_goal])
+        self.waypoint_nodes = waypoint_nodes(self.waypoints, self.steps)
 
     @property
     def t(self) -> np.ndarray:
@@ -141,8 +157,7 @@ class DmocProblem:
         N = self.steps
         q_low, q_high = np.tile(self.lower, (N + 1, 1)), np.tile(self.upper, (N + 1, 1))
         qd_low, qd_high = np.tile(-self.velocity, (N + 1, 1)), np.tile(self.velocity, (N + 1, 1))
-        q_low[0] = q_high[0] = self.q_start
-        q_low[-1] = q_high[-1] = self.q_goal
+        q_low[self.waypoint_nodes] = q_high[self.waypoint_nodes] = self.waypoints
         qd_low[[0, -1]] = qd_high[[0, -1]] = 0.0
         ones = np.ones((N, self.n))
         return self.layout.join(q_low, qd_low, -ones), self.layout.join(q_high, qd_high, ones)
@@ -234,9 +249,13 @@ class DmocProblem:
         """A start point: ``line`` or ``min_time`` (module docstring; ``limits``: JointLimits for the latter)."""
         N, n, h = self.steps, self.n, self.h
         if kind == "line":
-            q = smooth_positions(self.q_start, self.q_goal, N)
-            tau = np.arange(N + 1)[:, None] / N
-            qd = (self.q_goal - self.q_start) * 6.0 * tau * (1.0 - tau) / (N * h)
+            q, qd = np.empty((N + 1, n)), np.empty((N + 1, n))
+            nodes = self.waypoint_nodes
+            for i, (first, last) in enumerate(zip(nodes[:-1], nodes[1:], strict=True)):
+                steps = last - first
+                q[first:last + 1] = smooth_positions(self.waypoints[i], self.waypoints[i + 1], steps)
+                tau = np.arange(steps + 1)[:, None] / steps
+                qd[first:last + 1] = (self.waypoints[i + 1] - self.waypoints[i]) * 6.0 * tau * (1.0 - tau) / (steps * h)
             F = self.system.potential_gradient(0.5 * (q[:-1] + q[1:]))
         elif kind == "min_time":
             q, qd = self._min_time_states(limits)
@@ -247,13 +266,13 @@ class DmocProblem:
         return self.layout.join(q, qd, np.clip(F / self.effort, -1.0, 1.0))
 
     def _min_time_states(self, limits) -> tuple[np.ndarray, np.ndarray]:
-        """The minimum-time plan along the straight line, slowed to the duration: states at the DMOC times."""
+        """The minimum-time plan along the straight segments, slowed to the duration: states at the DMOC times."""
         from scipy.interpolate import CubicHermiteSpline
 
         from discrete_robot.planning.min_time import plan_min_time
         from discrete_robot.planning.path import WaypointPath
 
-        plan = plan_min_time(self.discrete, WaypointPath([self.q_start, self.q_goal]), limits)
+        plan = plan_min_time(self.discrete, WaypointPath(self.waypoints), limits)
         duration = self.steps * self.h
         if plan.duration > duration:
             raise InputError(f"min_time guess: the fastest motion along the line takes {plan.duration:.4g} s, "
@@ -427,15 +446,16 @@ def solve(problem: DmocProblem, x0: np.ndarray, tol: float = 1e-8, max_iter: int
 
 
 def min_effort(discrete: DiscreteDynamicModel, q_start, q_goal, duration: float, h: float, limits,
-               guess: str = "line", continuous: bool = True, tol: float = 1e-8,
-               print_level: int = 0) -> OptimalControlSolution:
+               guess: str = "line", continuous: bool = True, tol: float = 1e-8, print_level: int = 0,
+               via=()) -> OptimalControlSolution:
     """The minimum-effort rest-to-rest motion in ``duration`` s at step ``h`` within ``limits`` (JointLimits),
-    from the start guess ``guess`` (module docstring). The returned motion is the simulator's: the discrete
+    through the interior waypoints ``via`` (k, n) without stopping (each at the node :func:`waypoint_nodes`
+    allots it), from the start guess ``guess`` (module docstring). The returned motion is the simulator's: the discrete
     model stepped forward from rest under the optimal forces; ``terminal_error`` is its distance from the goal
     at rest and, with ``continuous``, ``continuous_terminal_error`` the same for the continuous equations (DOP853
     at 1e-12; NaN without)."""
     problem = DmocProblem(discrete, q_start, q_goal, duration, h, limits.effort, limits.velocity, limits.lower,
-                          limits.upper)
+                          limits.upper, via)
     x, outcome = solve(problem, problem.guess(guess, limits), tol=tol, print_level=print_level)
     forces = problem.exact_forces(x)
     simulated = discrete.simulate(problem.q_start, np.zeros(problem.n), problem.h, problem.steps, forces=forces)

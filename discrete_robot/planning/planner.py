@@ -211,9 +211,6 @@ class TrajectoryPlanner:
                                   "max_torque_utilisation": float(np.max(plan.torque_utilisation))})
 
     def _min_effort(self, q: np.ndarray, limits: JointLimits, duration: float, hint: float) -> PlannedTrajectory:
-        if len(q) != 2:
-            raise InputError(f"min_effort plans a point-to-point motion: give a start and a goal, got {len(q)} "
-                             "waypoints")
         if not (np.isfinite(duration) and duration > 0.0):
             raise InputError(f"min_effort needs duration > 0 s, got {duration}")
         if not (np.isfinite(hint) and hint >= 0.0):
@@ -222,7 +219,7 @@ class TrajectoryPlanner:
         if duration / h > self.settings.max_min_effort_steps:
             raise InputError(f"min_effort: {duration} s at h = {h} s is more than {self.settings.max_min_effort_steps}"
                              " steps; give a larger time_step_hint")
-        solution = min_effort(self.discrete, q[0], q[1], duration, h, limits, continuous=False)
+        solution = min_effort(self.discrete, q[0], q[-1], duration, h, limits, continuous=False, via=q[1:-1])
         # the motion returned is the discrete model's replay of the optimal forces from rest: it must end at the
         # goal at rest (its distance is the replay's round-off, amplified by the motion's instability under gravity)
         if not solution.outcome.success or solution.terminal_error > 1e-6:
@@ -242,7 +239,7 @@ class TrajectoryPlanner:
         # the last point is the goal at rest exactly (the replay is within 1e-6 of it, checked above): a trajectory
         # executor refuses a final velocity that is not zero (FollowJointTrajectory without nonzero end velocity)
         positions, velocities = solution.q.copy(), solution.velocity.copy()
-        positions[-1], velocities[-1] = q[1], 0.0
+        positions[-1], velocities[-1] = q[-1], 0.0
         qdd = np.diff(velocities, axis=0) / solution.h
         efforts = np.vstack([solution.controls, self._holding(positions[-1])])
         return PlannedTrajectory(self.joint_names, solution.t, positions, velocities,

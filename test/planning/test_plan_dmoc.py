@@ -175,3 +175,17 @@ def test_a_spent_budget_ends_the_solve_with_its_error(planar_arm, planar_limits,
         min_effort(DiscreteDynamicModel(planar_arm), START, GOAL, 1.5, 0.05, planar_limits, continuous=False)
     captured = capfd.readouterr()
     assert "Traceback" not in captured.out + captured.err
+
+
+def test_an_interior_waypoint_is_passed_without_stopping(planar_arm, planar_limits):
+    """Start → via → goal in 2 s: the simulator's run under the optimal forces passes the via point at the node
+    allotted to it (in proportion to the largest joint travel: π/4 of π/2 → node 10 of 20) and ends at rest."""
+    via = np.array([np.pi / 4, 0.0])
+    solution = min_effort(DiscreteDynamicModel(planar_arm), START, GOAL, 2.0, 0.1, planar_limits,
+                          continuous=False, via=[via])
+    assert solution.outcome.success, solution.outcome.message
+    assert np.max(np.abs(solution.q[10] - via)) < 1e-8
+    assert np.max(np.abs(solution.velocity[10])) > 0.1      # passed, not stopped at
+    assert solution.terminal_error < 1e-8
+    with pytest.raises(InputError, match="more than 3 steps"):
+        min_effort(DiscreteDynamicModel(planar_arm), START, GOAL, 0.3, 0.1, planar_limits, via=[via, via + 0.1])

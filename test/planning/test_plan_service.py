@@ -51,7 +51,8 @@ def test_min_effort_request_plans_a_dmoc_motion_of_the_given_duration(planner):
     ({"waypoints": [START, GOAL], "max_effort": [20.0]}, InputError, "max_effort: expected 2"),
     ({"waypoints": [START, GOAL], "max_velocity": [1.0, -1.0]}, InputError, "velocity limits.*> 0"),
     ({"waypoints": [START, GOAL], "method": "fast"}, InputError, "unknown method"),
-    ({"waypoints": [START, [0.5, 0.5], GOAL], "method": "min_effort", "duration": 1.0}, InputError, "start and a goal"),
+    ({"waypoints": [START, [0.5, 0.5], [0.5, 0.5], GOAL], "method": "min_effort", "duration": 1.0}, InputError,
+     "waypoint repeats"),
     ({"waypoints": [START, GOAL], "method": "min_effort", "duration": 100.0}, InputError, "steps"),
 ])
 def test_bad_requests_raise_with_a_reason(planner, kwargs, error, reason):
