@@ -32,7 +32,7 @@ an acceleration command interface), so acceleration tolerances never trip.
 
 import enum
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -116,6 +116,48 @@ class ControllerSettings:
         return Tolerances(StateTolerances(self.trajectory.copy(), zero, zero),
                           StateTolerances(self.goal.copy(), np.full_like(zero, self.stopped_velocity_tolerance), zero),
                           self.goal_time)
+
+
+def controller_joints(dof_names: Sequence[str], command_interfaces: Sequence[tuple[str, Sequence[str]]] = (),
+                      requested: Sequence[str] = ()) -> tuple[str, ...]:
+    """The joints the controller drives, in its order: ``requested`` (JTC's ``joints`` parameter, yaml 2-11:
+    unique names) when given; else the degrees of freedom ``command_interfaces`` (a URDF's ``<ros2_control>``
+    ``<joint>``s, ``RobotModel.command_interfaces``) gives at least one command interface, in model order; else
+    every degree of freedom. A mimic follower in the tags is not a degree of freedom (it moves with its leader)
+    and is skipped. InputError when ``requested`` names a joint twice or one that is not a degree of freedom,
+    or when the tags give no degree of freedom a command interface."""
+    dofs = list(dof_names)
+    if requested:
+        names = list(requested)
+        unknown = [name for name in names if name not in dofs]
+        if unknown:
+            raise InputError(f"joints: {unknown} are not joints of the robot (its joints: {dofs})")
+        if len(set(names)) != len(names):
+            raise InputError(f"joints: names a joint twice: {names}")
+        return tuple(names)
+    if not command_interfaces:
+        return tuple(dofs)
+    commanded = {joint for joint, interfaces in command_interfaces if interfaces}
+    names = tuple(name for name in dofs if name in commanded)
+    if not names:
+        raise InputError(f"<ros2_control>: no joint of the robot {dofs} has a <command_interface>; name the "
+                         f"controller's joints with the joints parameter")
+    return names
+
+
+def embed_reference(reference: Reference, indices: np.ndarray, held: np.ndarray,
+                    inverse_dynamics: Callable[[np.ndarray], np.ndarray]) -> Reference:
+    """The controller's ``reference`` (its joints, at model indices ``indices``) as a reference for all n
+    degrees of freedom: the others held at rest at ``held`` (n,; q̈_d = 0 there), as the controller holds its own
+    joints without a goal. With efforts, the others' feedforward is τ_i = ID(q̈_d)_i (``inverse_dynamics`` maps
+    the full q̈_d to τ, N m or N), which makes the law on them the computed torque without efforts."""
+    q, qd, qdd = held.copy(), np.zeros_like(held), np.zeros_like(held)
+    q[indices], qd[indices], qdd[indices] = reference.q, reference.qd, reference.qdd
+    effort = None
+    if reference.effort is not None:
+        effort = inverse_dynamics(qdd)
+        effort[indices] = reference.effort
+    return Reference(q, qd, qdd, effort, reference.index)
 
 
 def resolve_tolerance(default: float, given: float) -> float:
