@@ -189,3 +189,20 @@ def test_an_interior_waypoint_is_passed_without_stopping(planar_arm, planar_limi
     assert solution.terminal_error < 1e-8
     with pytest.raises(InputError, match="more than 3 steps"):
         min_effort(DiscreteDynamicModel(planar_arm), START, GOAL, 0.3, 0.1, planar_limits, via=[via, via + 0.1])
+
+
+@pytest.mark.slow
+def test_sparse_dmoc_moves_the_ur5_from_its_urdf():
+    """The UR5 of example-robot-data (URDF read by load_model): from (0, −1, 1, 0, 0, 0) by +0.5 rad on every joint
+    in 1.5 s within its URDF's effort and velocity limits; the simulator's run under the optimal forces ends at
+    the goal at rest."""
+    from discrete_robot.model.example_robots import example_robot_path
+
+    model = load_model(example_robot_path("ur5"))
+    start = np.array([0.0, -1.0, 1.0, 0.0, 0.0, 0.0])
+    solution = min_effort(DiscreteDynamicModel(RigidBodySystem(model)), start, start + 0.5, 1.5, 0.1,
+                          JointLimits.from_model(model), continuous=False)
+    assert solution.outcome.success, solution.outcome.message
+    assert solution.outcome.constraint_violation <= 1e-8
+    assert solution.terminal_error <= 1e-8
+    assert np.all(np.abs(solution.controls) <= model.effort_limits * (1.0 + 1e-9))
