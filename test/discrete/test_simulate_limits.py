@@ -47,3 +47,14 @@ def test_the_arm_stays_within_its_limits_and_the_summary_names_those_it_reached(
     assert free["energy_dissipated_J"] == 0.0 and free["energy_removed_by_joint_stops_J"] == 0.0
     assert free["max_relative_energy_drift"] < 1e-10
 
+
+
+def test_an_arm_released_where_its_energy_is_zero_reports_a_round_off_drift(tmp_path, capsys):
+    """The planar arm starts at rest where V = 0, so E₀ = 0: the drift is stated against the energy the motion
+    exchanges (the peak kinetic energy), and the discrete model keeps the balance to round-off."""
+    status = main(["discrete", "simulate", "--model", str(package_config_path("planar_2link.yaml")), "--dt", "0.01",
+                   "--steps", "500", "--json", "--output-dir", str(tmp_path)])
+    assert status == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["energy_initial"] == 0.0
+    assert result["max_relative_energy_drift"] < 1e-12
