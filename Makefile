@@ -20,7 +20,7 @@ demo: setup
 	$(PYTHON) -m discrete_robot experiment demo --output-dir results/demo
 
 bench: setup
-	@$(PYTHON) -c 'import pinocchio, mujoco, toppra' 2>/dev/null || $(PYTHON) -m pip install -q -r requirements-bench.txt
+	@$(PYTHON) -c 'import pinocchio, mujoco, toppra, crocoddyl' 2>/dev/null || $(PYTHON) -m pip install -q -r requirements-bench.txt
 	$(PYTHON) bench/run.py --output results/bench.json
 
 fuzz: setup
