@@ -23,6 +23,9 @@ compares the two point by point.
   aborts the goal (PATH_TOLERANCE_VIOLATED) and the robot holds where it is; after the last point, within
   the goal tolerances the goal succeeds and the robot holds the last point; still outside them
   ``goal_time`` after the last point it aborts (GOAL_TOLERANCE_VIOLATED) and holds where it is.
+- **Which joints** (:func:`controller_joints`): JTC's ``joints`` parameter when set, else the joints a URDF's
+  ``<ros2_control>`` tags give a command interface, else every joint; the rest are held at rest where they
+  were (:func:`embed_reference` makes the reference of every joint from the controller's).
 - A new goal preempts the running one (aborted, INVALID_GOAL, cpp 1820-1833); a cancel holds where the robot
   is (cpp 1419-1449). Result strings begin with JTC's and add the numbers.
 

@@ -17,6 +17,8 @@ Subscribes
 The joints are a joint_trajectory_controller named ``controller_name`` (discrete_robot.nodes.trajectory_controller:
 ``<controller_name>/follow_joint_trajectory``, ``/joint_trajectory``, ``/controller_state``, ``/query_state``,
 with JTC's parameters, goal checks, tolerances, interpolation and results; discrete_robot.discrete.execution).
+Its joints: the ``joints`` parameter, else those a URDF's ``<ros2_control>`` tags give a command interface, else
+all; while it drives, the others are held at rest where they were when it took over.
 The reference is tracked by computed torque (feedforward inverse dynamics, or the points' efforts when every
 point has them, plus PD with gains ``kp`` 1/s², ``kd`` 1/s; discrete_robot.discrete.tracking), efforts saturated
 at the model's limits.
@@ -39,12 +41,14 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64, Float64MultiArray, String
 
 from discrete_robot.discrete.dissipation import Dissipation
+from discrete_robot.discrete.execution import controller_joints, embed_reference
 from discrete_robot.discrete.integrators import IntegratorKind
 from discrete_robot.discrete.simulation import FixedStepSimulation
 from discrete_robot.discrete.tracking import saturate, tracking_torques
 from discrete_robot.errors import InputError
 from discrete_robot.model.description import package_config_path
 from discrete_robot.model.dynamics import RigidBodySystem
+from discrete_robot.model.lagrangian import generalized_forces
 from discrete_robot.model.sources import robot_description
 from discrete_robot.model.urdf import fixed_transforms, joint_transforms
 from discrete_robot.nodes.common import (
@@ -71,6 +75,7 @@ from discrete_robot.nodes.simulator import (
 from discrete_robot.nodes.trajectory_controller import (
     CONTROLLER_PARAMETERS,
     CONTROLLERS_FILE,
+    JOINTS,
     TrajectoryControllerEndpoints,
     declare_controller_parameters,
 )
@@ -102,6 +107,7 @@ PARAMETERS = [
                   read_only=True),
     ParameterSpec("controller_name", "joint_trajectory_controller",
                   "the action is <controller_name>/follow_joint_trajectory", check=ros_name(), read_only=True),
+    JOINTS,
     CONTROLLERS_FILE,
     *CONTROLLER_PARAMETERS,
 ]
@@ -141,9 +147,14 @@ class DiscreteRobotNode(SimulatorNode):
         self.description_pub = self.create_publisher(String, "robot_description", LATCHED_QOS)
         self.description_pub.publish(String(data=robot_description(model)))
         self.create_subscription(Float64MultiArray, "joint_effort_commands", self.on_effort, STATE_QOS)
+        joints = controller_joints(self.joints, model.command_interfaces, values["joints"])
+        # the controller's joints within the model's; the others (held: their positions, set when the controller
+        # takes over) are held at rest while it drives
+        self.controlled = np.array([self.joints.index(name) for name in joints])
+        self.held: np.ndarray | None = None
         self.controller = TrajectoryControllerEndpoints(
-            self, values["controller_name"], self.joints,
-            declare_controller_parameters(self, values["controller_name"], self.joints, values["controllers_file"]),
+            self, values["controller_name"], joints,
+            declare_controller_parameters(self, values["controller_name"], joints, values["controllers_file"]),
             self._joint_state, topic_aliases=("joint_trajectory",))
         self.hold_on_start = values["hold_on_start"]
         if self.hold_on_start:
@@ -171,10 +182,11 @@ class DiscreteRobotNode(SimulatorNode):
             self.refusals.warning(str(error), f"ignored: {error} (joints: {', '.join(self.joints)})")
             return
         self.controller.release("replaced by a joint_effort_commands message")
+        self.held = None
 
     def _joint_state(self) -> tuple[float, np.ndarray, np.ndarray]:
-        """Simulated time (s), positions and velocities: what the controller reads."""
-        return self.simulation.time, self.simulation.q, self.simulation.qd
+        """Simulated time (s), the controller's joints' positions and velocities: what the controller reads."""
+        return self.simulation.time, self.simulation.q[self.controlled], self.simulation.qd[self.controlled]
 
     # ------------------------------------------------------------------------------------------ simulation
 
@@ -184,6 +196,9 @@ class DiscreteRobotNode(SimulatorNode):
         if reference is None:
             tau = saturate(self.effort, self.effort_limits)
         else:
+            if self.controlled.size < len(self.joints):
+                reference = embed_reference(reference, self.controlled, self.held,
+                                            lambda qdd: generalized_forces(self.system, q, qd, qdd))
             tau = tracking_torques(self.system, q, qd, reference, self.gains["kp"], self.gains["kd"],
                                    self.effort_limits)
         saturated = np.flatnonzero(np.isfinite(self.effort_limits) & (np.abs(tau) >= self.effort_limits))
@@ -203,6 +218,8 @@ class DiscreteRobotNode(SimulatorNode):
         # commanded efforts are held over the tick's steps (the simulation then takes them in compiled runs); a
         # tracked trajectory's torques depend on each step's state
         tracking = self.controller.active
+        if tracking and self.held is None:
+            self.held = self.simulation.q.copy()
         self.simulation.step(steps, self.torques if tracking else self.torques(self.world_time, None, None))
 
     def on_step_failed(self) -> None:
@@ -232,12 +249,13 @@ class DiscreteRobotNode(SimulatorNode):
         set_state, the state before a failed step) starts without the commands meant for the old one."""
         self.effort = np.zeros(len(self.joints))
         self.controller.release(reason)
+        self.held = None
 
     def publish_state(self, stamp) -> None:
         simulation = self.simulation
         self.joint_pub.publish(joint_state_msg(stamp, self.joints, simulation.q, simulation.qd, simulation.tau))
         self.energy_pub.publish(Float64(data=float(simulation.energy())))
-        self.controller.tick(stamp, simulation.tau)
+        self.controller.tick(stamp, simulation.tau[self.controlled])
 
     def moving_transforms(self):
         return joint_transforms(self.model, self.simulation.q)

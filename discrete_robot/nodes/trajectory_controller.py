@@ -65,6 +65,11 @@ CONTROLLERS_FILE = ParameterSpec("controllers_file", "", "a ros2_controllers.yam
                                                           "the JTC parameters of its <controller_name> section "
                                                           "where this node sets none; empty = none",
                                  read_only=True)
+#: JTC's ``joints`` (yaml 2-11: read-only, unique); empty here means "from the model" (controller_joints)
+JOINTS = ParameterSpec("joints", [], "the controller's joints (JTC's joints); empty = the joints the URDF's "
+                                     "<ros2_control> tags give a command interface, else every joint; the others "
+                                     "hold where they are while the controller drives",
+                       type=Parameter.Type.STRING_ARRAY, read_only=True)
 #: JTC's parameters, same names and defaults (joint_trajectory_controller_parameters.yaml 75-127, 203-236)
 CONTROLLER_PARAMETERS = [
     ParameterSpec("constraints.goal_time", 0.0, "time after the last point to come within the goal tolerances, s "
@@ -120,8 +125,8 @@ def controllers_file_values(path: str, name: str, joints: Sequence[str]) -> dict
     values = _flatten(section["ros__parameters"] or {})
     listed = values.get("joints")
     if listed is not None and sorted(listed) != sorted(joints):
-        raise StartupError(f"controllers_file: {path}: {name}.joints {listed} are not this robot's joints "
-                           f"{list(joints)}")
+        raise StartupError(f"controllers_file: {path}: {name}.joints {listed} are not the controller's joints "
+                           f"{list(joints)} (set joints, or the URDF's <ros2_control> tags, to the same)")
     return values
 
 

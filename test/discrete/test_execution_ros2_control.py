@@ -1,6 +1,7 @@
 """The controller's joints from a URDF's ``<ros2_control>`` tags (issue 21): which joints JTC drives, goals naming
 another joint refused as JTC refuses unknown joints, and the joints outside it held while it drives. No ROS."""
 
+from pathlib import Path
 from types import SimpleNamespace as Msg
 
 import numpy as np
@@ -21,23 +22,8 @@ from discrete_robot.model.dynamics import RigidBodySystem
 from discrete_robot.model.lagrangian import generalized_forces
 from discrete_robot.model.urdf_reader import model_from_urdf
 
-_LINK = """<link name="{name}"><inertial><origin xyz="0.15 0 0"/><mass value="{mass}"/>
-  <inertia ixx="0.002" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial></link>"""
-_JOINT = """<joint name="{name}" type="revolute"><parent link="{parent}"/><child link="{child}"/>
-  <origin xyz="{x} 0 0"/><axis xyz="0 1 0"/><limit lower="-3" upper="3" effort="200" velocity="5"/></joint>"""
-#: a 3-joint arm in a vertical plane whose <ros2_control> block gives shoulder and elbow an effort command interface
-#: and wrist only a state interface
-ARM = f"""<robot name="arm3"><link name="base"/>
-  {_LINK.format(name="upper", mass=2.0)}{_LINK.format(name="fore", mass=1.5)}{_LINK.format(name="hand", mass=0.5)}
-  {_JOINT.format(name="shoulder", parent="base", child="upper", x=0.0)}
-  {_JOINT.format(name="elbow", parent="upper", child="fore", x=0.3)}
-  {_JOINT.format(name="wrist", parent="fore", child="hand", x=0.3)}
-  <ros2_control name="arm3" type="system"><hardware><plugin>mock_components/GenericSystem</plugin></hardware>
-    <joint name="shoulder"><command_interface name="effort"/><state_interface name="position"/></joint>
-    <joint name="elbow"><command_interface name="effort"/><state_interface name="position"/></joint>
-    <joint name="wrist"><state_interface name="position"/></joint>
-  </ros2_control>
-</robot>"""
+#: a 3-joint arm whose <ros2_control> block gives shoulder and elbow a command interface, wrist none
+ARM = (Path(__file__).parent / "arm3_ros2_control.urdf").read_text()
 
 
 def _time(seconds: float) -> Msg:
@@ -124,5 +110,4 @@ def test_the_controller_drives_its_joints_while_the_other_holds_where_it_was():
     np.testing.assert_allclose(simulation.q[controlled], [0.8, 0.5], atol=0.01)
     # computed torque on the exact model: the wrist's error obeys ë + 20 ė + 100 e = 0 from e = 0, so it stays at
     # its start but for the torques held over each 1 ms step (the shoulder and elbow swing 0.6 and 0.8 rad meanwhile)
-    print("WRIST", np.max(np.abs(np.array(wrist) - q0[2])))
     assert np.max(np.abs(np.array(wrist) - q0[2])) < 1e-3
