@@ -17,8 +17,9 @@ Subscribes
 The joints are a joint_trajectory_controller named ``controller_name`` (discrete_robot.nodes.trajectory_controller:
 ``<controller_name>/follow_joint_trajectory``, ``/joint_trajectory``, ``/controller_state``, ``/query_state``,
 with JTC's parameters, goal checks, tolerances, interpolation and results; discrete_robot.discrete.execution).
-Its joints: the ``joints`` parameter, else those a URDF's ``<ros2_control>`` tags give a command interface, else
-all; while it drives, the others are held at rest where they were when it took over.
+Its joints: the ``joints`` parameter, else ``controllers_file``'s, else those a URDF's ``<ros2_control>`` tags
+give a command interface, else all; while it drives, the others are held at rest where they were when it took
+over.
 The reference is tracked by computed torque (feedforward inverse dynamics, or the points' efforts when every
 point has them, plus PD with gains ``kp`` 1/s², ``kd`` 1/s; discrete_robot.discrete.tracking), efforts saturated
 at the model's limits.
@@ -77,6 +78,7 @@ from discrete_robot.nodes.trajectory_controller import (
     CONTROLLERS_FILE,
     JOINTS,
     TrajectoryControllerEndpoints,
+    controllers_file_joints,
     declare_controller_parameters,
 )
 from discrete_robot.validation import finite_vector, per_joint_values
@@ -147,7 +149,8 @@ class DiscreteRobotNode(SimulatorNode):
         self.description_pub = self.create_publisher(String, "robot_description", LATCHED_QOS)
         self.description_pub.publish(String(data=robot_description(model)))
         self.create_subscription(Float64MultiArray, "joint_effort_commands", self.on_effort, STATE_QOS)
-        joints = controller_joints(self.joints, model.command_interfaces, values["joints"])
+        joints = controller_joints(self.joints, model.command_interfaces, values["joints"] or controllers_file_joints(
+            values["controllers_file"], values["controller_name"]))
         # the controller's joints within the model's; the others (held: their positions, set when the controller
         # takes over) are held at rest while it drives
         self.controlled = np.array([self.joints.index(name) for name in joints])

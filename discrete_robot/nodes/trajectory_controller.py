@@ -66,9 +66,9 @@ CONTROLLERS_FILE = ParameterSpec("controllers_file", "", "a ros2_controllers.yam
                                                           "where this node sets none; empty = none",
                                  read_only=True)
 #: JTC's ``joints`` (yaml 2-11: read-only, unique); empty here means "from the model" (controller_joints)
-JOINTS = ParameterSpec("joints", [], "the controller's joints (JTC's joints); empty = the joints the URDF's "
-                                     "<ros2_control> tags give a command interface, else every joint; the others "
-                                     "hold where they are while the controller drives",
+JOINTS = ParameterSpec("joints", [], "the controller's joints (JTC's joints); empty = controllers_file's, else "
+                                     "those the URDF's <ros2_control> tags give a command interface, else every "
+                                     "joint; the others hold where they are while the controller drives",
                        type=Parameter.Type.STRING_ARRAY, read_only=True)
 #: JTC's parameters, same names and defaults (joint_trajectory_controller_parameters.yaml 75-127, 203-236)
 CONTROLLER_PARAMETERS = [
@@ -109,9 +109,10 @@ def _flatten(section: dict, prefix: str = "") -> dict:
     return flat
 
 
-def controllers_file_values(path: str, name: str, joints: Sequence[str]) -> dict:
+def controllers_file_values(path: str, name: str, joints: Sequence[str] | None = None) -> dict:
     """The ``<name>.ros__parameters`` of a ros2_controllers.yaml, flattened (``constraints.goal_time``, ...);
-    StartupError when the file cannot be read, has no such section, or lists other joints than ``joints``."""
+    StartupError when the file cannot be read, has no such section, or lists other joints than ``joints`` (when
+    given)."""
     try:
         document = yaml.safe_load(Path(path).read_text()) or {}
     except (OSError, yaml.YAMLError) as error:
@@ -124,10 +125,15 @@ def controllers_file_values(path: str, name: str, joints: Sequence[str]) -> dict
                            f" set controller_name to the controller's name")
     values = _flatten(section["ros__parameters"] or {})
     listed = values.get("joints")
-    if listed is not None and sorted(listed) != sorted(joints):
+    if joints is not None and listed is not None and sorted(listed) != sorted(joints):
         raise StartupError(f"controllers_file: {path}: {name}.joints {listed} are not the controller's joints "
                            f"{list(joints)} (set joints, or the URDF's <ros2_control> tags, to the same)")
     return values
+
+
+def controllers_file_joints(path: str, name: str) -> list[str]:
+    """The ``<name>.joints`` of a ros2_controllers.yaml: [] when ``path`` is empty or the section lists none."""
+    return list(controllers_file_values(path, name).get("joints") or []) if path else []
 
 
 def declare_controller_parameters(node, name: str, joints: Sequence[str], controllers_file: str,

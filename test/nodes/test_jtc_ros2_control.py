@@ -55,13 +55,21 @@ def test_the_controller_drives_the_ros2_control_joints_and_refuses_the_other(ros
     assert node.alive()
 
 
-def test_the_joints_parameter_wins_and_a_wrong_one_stops_the_node_in_one_line(ros):
+def test_the_joints_parameter_then_a_controllers_file_s_win_and_a_wrong_one_stops_the_node_in_one_line(
+        ros, tmp_path):
     from control_msgs.msg import JointTrajectoryControllerState
 
-    ros.start("discrete_robot_node", params={"robot_description": ARM, "joints": ["wrist", "shoulder"]})
+    first = ros.start("discrete_robot_node", params={"robot_description": ARM, "joints": ["wrist", "shoulder"]})
     state = ros.wait_for_message("joint_trajectory_controller/controller_state", JointTrajectoryControllerState,
                                  timeout=30.0)
     assert list(state.joint_names) == ["wrist", "shoulder"]
+    first.stop()
+    path = tmp_path / "ros2_controllers.yaml"
+    path.write_text("arm_controller:\n  ros__parameters:\n    joints: [elbow]\n    command_interfaces: [effort]\n")
+    ros.start("discrete_robot_node", params={"robot_description": ARM, "controller_name": "arm_controller",
+                                             "controllers_file": str(path)})
+    state = ros.wait_for_message("arm_controller/controller_state", JointTrajectoryControllerState, timeout=30.0)
+    assert list(state.joint_names) == ["elbow"]
     node = ros.start("discrete_robot_node", params={"robot_description": ARM, "joints": ["shoulder", "tool"]})
     assert node.wait(30.0) == 1
     log = node.log()
