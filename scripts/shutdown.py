@@ -188,6 +188,8 @@ def stop_case(session, workdir: Path, case: Case, sig: signal.Signals) -> dict:
     log = node.log()
     result = {"signal": sig.name, "exit_s": round(exit_s, 3), "status": status,
               "traceback": "Traceback" in log or "never retrieved" in log}
+    if result["traceback"]:
+        result["log_tail"] = log[-2000:]
     if busy is not None and not case.answered_at_once:
         result["was_busy"] = not busy.done()
     result["ok"] = (status == 0 and exit_s < EXIT_LIMIT_S and not result["traceback"]

@@ -360,8 +360,9 @@ def _node_pids(pid: int) -> dict[str, int]:
     return pids
 
 
-def _round_requests(rng: np.random.Generator) -> list[tuple[str, str, object, str]]:
-    """(kind, interface path, request or goal, name) of one round of the mixed load."""
+def _round_requests(rng: np.random.Generator) -> list[list[tuple[str, str, object, str]]]:
+    """One round of the mixed load, in phases sent one after the other (the space robot is paused before it is
+    stepped, and stepped before it resumes): (kind, interface path, request or goal, name) each."""
     from builtin_interfaces.msg import Duration
     from control_msgs.action import FollowJointTrajectory
     from discrete_robot_interfaces.action import PushObject
@@ -384,6 +385,7 @@ def _round_requests(rng: np.random.Generator) -> list[tuple[str, str, object, st
     requests = [("service", "discrete_robot_interfaces.srv:PredictPush", predict_push_request(rng), "predict_push")
                 for _ in range(4)]
     plan = plan_trajectory_request(rng)
+    plan.waypoints = plan.waypoints[1:]   # one waypoint: planned from the arm's measured state
     plan.execute = False
     requests += [
         ("service", "discrete_robot_interfaces.srv:PlanTrajectory", plan, "plan_trajectory"),
@@ -392,24 +394,59 @@ def _round_requests(rng: np.random.Generator) -> list[tuple[str, str, object, st
         ("action", "discrete_robot_interfaces.action:PushObject",
          PushObject.Goal(goal=start, use_start=True, start=start, contact_friction=-1.0), "push_object"),
         ("service", "std_srvs.srv:Trigger", Trigger.Request(), "space_robot/simulation/pause"),
-        ("service", "discrete_robot_interfaces.srv:StepSimulation", StepSimulation.Request(steps=100),
-         "space_robot/simulation/step"),
-        ("service", "std_srvs.srv:Trigger", Trigger.Request(), "space_robot/simulation/resume"),
         ("service", "rcl_interfaces.srv:SetParameters", rtf(),
          "discrete_robot_node/set_parameters"),
         ("service", "rcl_interfaces.srv:SetParameters", rtf(), "space_robot_node/set_parameters"),
     ]
-    return requests
+    return [requests, [("service", "discrete_robot_interfaces.srv:StepSimulation", StepSimulation.Request(steps=100),
+                        "space_robot/simulation/step")],
+            [("service", "std_srvs.srv:Trigger", Trigger.Request(), "space_robot/simulation/resume")]]
+
+
+def _send_phase(session, phase, clients: dict, counts: dict, interface, timeout: float, cancel: bool) -> list:
+    """Send one phase's requests and goals together and wait for their answers (up to ``timeout``); counts them
+    in ``counts`` (clients made on first use, keep-all). Returns the accepted goals' (name, result future),
+    a FollowJointTrajectory goal canceled first when ``cancel``."""
+    from rclpy.action import ActionClient
+
+    from discrete_robot.nodes.common import ACTION_QOS, SERVICE_QOS
+
+    pending = []
+    for kind, path, request, name in phase:
+        counts.setdefault(name, {"sent": 0, "answered": 0, "unanswered": 0, "refused": 0})["sent"] += 1
+        if name not in clients:
+            clients[name] = (session.node.create_client(interface(path), name, qos_profile=SERVICE_QOS)
+                             if kind == "service" else ActionClient(session.node, interface(path), name, **ACTION_QOS))
+            wait = clients[name].wait_for_service if kind == "service" else clients[name].wait_for_server
+            wait(timeout_sec=60.0)
+        client = clients[name]
+        pending.append((kind, name, client.call_async(request) if kind == "service" else client.send_goal_async(
+            request)))
+    session.spin_until(lambda: all(f.done() for _, _, f in pending), timeout)
+    results = []
+    for kind, name, future in pending:
+        tally = counts[name]
+        if not future.done():
+            tally["unanswered"] += 1
+        elif kind == "service":
+            tally["answered"] += 1
+            tally["refused"] += int(not getattr(future.result(), "success", True))
+        elif not future.result().accepted:
+            tally["answered"] += 1
+            tally["refused"] += 1
+        else:
+            if cancel and name.endswith("follow_joint_trajectory"):
+                future.result().cancel_goal_async()
+            results.append((name, future.result().get_result_async()))
+    return results
 
 
 def soak_bringup(session, workdir: Path, seconds: float, timeout: float, seed: int, rss_limit: float) -> dict:
     """The whole system under ``seconds`` of mixed load (module docstring); counts per kind and RSS per node."""
     import importlib
 
-    from rclpy.action import ActionClient
     from sensor_msgs.msg import JointState
 
-    from discrete_robot.nodes.common import ACTION_QOS, SERVICE_QOS
     from discrete_robot.ros.processes import NodeProcess
 
     def interface(path):
@@ -429,37 +466,9 @@ def soak_bringup(session, workdir: Path, seconds: float, timeout: float, seed: i
         began = time.monotonic()     # the load's time, from the system's first states on
         while time.monotonic() - began < seconds and bringup.alive():
             rounds += 1
-            pending = []
-            for kind, path, request, name in _round_requests(rng):
-                tally = counts.setdefault(name, {"sent": 0, "answered": 0, "unanswered": 0, "refused": 0})
-                tally["sent"] += 1
-                if name not in clients:
-                    clients[name] = (session.node.create_client(interface(path), name, qos_profile=SERVICE_QOS)
-                                     if kind == "service" else ActionClient(session.node, interface(path), name,
-                                                                            **ACTION_QOS))
-                    wait = clients[name].wait_for_service if kind == "service" else clients[name].wait_for_server
-                    wait(timeout_sec=60.0)
-                client = clients[name]
-                future = client.call_async(request) if kind == "service" else client.send_goal_async(request)
-                pending.append((kind, name, future))
-            session.spin_until(lambda futures=pending: all(f.done() for _, _, f in futures), timeout)
             results = []
-            for kind, name, future in pending:
-                if not future.done():
-                    counts[name]["unanswered"] += 1
-                elif kind == "action":
-                    handle = future.result()
-                    if not handle.accepted:
-                        counts[name]["answered"] += 1
-                        counts[name]["refused"] += 1
-                        continue
-                    if name.endswith("follow_joint_trajectory") and rounds % 2:
-                        handle.cancel_goal_async()
-                    results.append((name, handle.get_result_async()))
-                else:
-                    counts[name]["answered"] += 1
-                    counts[name]["refused"] += int(hasattr(future.result(), "success")
-                                                   and not future.result().success)
+            for phase in _round_requests(rng):
+                results += _send_phase(session, phase, clients, counts, interface, timeout, cancel=rounds % 2 == 1)
             session.spin_until(lambda futures=results: all(f.done() for _, f in futures), timeout)
             for name, future in results:
                 counts[name]["answered" if future.done() else "unanswered"] += 1
