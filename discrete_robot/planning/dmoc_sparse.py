@@ -17,6 +17,17 @@ s), the midpoint-rule quadrature of ∫ ½|u|² dt for forces that are constant 
 equations forward from rest under the optimal F_k (the simulator's Newton step) then reproduces the optimised
 states: the constraints are those equations, not an approximation of them.
 
+The partial-difference quotient's evaluation. The simulator takes D_r f as the divided difference on edges longer
+than its ``small_step`` (1e-5, chosen for speed at 1 kHz), which loses ε|f|/|Δq_r| to cancellation; the quadrature
+form (the edge integral of ∂_r f) is the same quotient to below round-off on edges up to 1e-2
+(:mod:`discrete_robot.discrete.partial_difference`). Where a joint turns round within a step its edge is short,
+and the equations are only defined to that round-off: on the 6-joint arm at h = 0.05 the wrist's 5.6e-5 rad edge
+at step 3 makes the left-hand side move by 3.5e-11 N m for one-ulp changes of q(k+1), which the Newton solve maps
+to 1.3e-9 rad/s, and the unstable motion (gain 4e2–1e4 from step 4 to the end) to 7.8e-7 rad at the goal. So
+the transcription and the replay (:func:`accurate_model`) take the quotient from the edge integral on edges up
+to :data:`~.dmoc_compiled.LONG_EDGE` (1e-3), where the Jacobian kernel already does: the same equations, with
+the cancellation cut to ε|f|/1e-3 (docs/planning.md).
+
 Derivatives. Each step's equations involve the two states it joins: the constraint Jacobian is block-banded,
 n rows × 4n columns per step from :func:`.dmoc_compiled.step_jacobians` (exact, from the compiled model's ∂a/∂q
 and ∂V/∂q at the difference paths' vertices), plus the constant smoothing rows and the −I of the forces. The
@@ -121,11 +132,24 @@ def waypoint_nodes(waypoints: np.ndarray, steps: int) -> np.ndarray:
     return nodes
 
 
+def accurate_model(discrete: DiscreteDynamicModel) -> DiscreteDynamicModel:
+    """``discrete`` with its quotient switch ``small_step`` at :data:`LONG_EDGE` (module docstring): the same
+    discrete equations, evaluated without the divided difference's cancellation on edges up to 1e-3 rad or m.
+    :func:`.dmoc_compiled.step_jacobians` needs ``small_step`` ≤ its ``long_edge``: above, it would skip the
+    quotient of the edges between the two."""
+    if discrete.small_step == LONG_EDGE:
+        return discrete
+    return DiscreteDynamicModel(discrete.system, discrete.operator, discrete.tol, discrete.max_iter, LONG_EDGE,
+                                discrete.dissipation)
+
+
 class DmocProblem:
-    """The sparse DMOC transcription of one rest-to-rest move of a compiled arm (module docstring)."""
+    """The sparse DMOC transcription of one rest-to-rest move of a compiled arm (module docstring), on
+    :func:`accurate_model` of ``discrete`` (kept as ``self.discrete``)."""
 
     def __init__(self, discrete: DiscreteDynamicModel, q_start, q_goal, duration: float, h: float, effort,
                  velocity=None, lower=None, upper=None, via=()):
+        discrete = accurate_model(discrete)
         system = discrete.system
         if getattr(system, "compiled", None) is None:
             raise InputError("sparse DMOC needs a rigid-body system with a compiled model (RigidBodySystem)")
@@ -168,9 +192,8 @@ class DmocProblem:
     def exact_forces(self, x: np.ndarray) -> np.ndarray:
         """The forces (N, n) under which the discrete model steps exactly through the optimised velocities: its
         inverse dynamics (:meth:`DiscreteDynamicModel.generalized_forces_batch`) along them, the positions taken
-        from the smoothing formula. They differ from the force variables by the solver's residual (1e-12), but
-        the motion is unstable under gravity (a replay amplifies a force error some 10³ times over 1.5 s): these
-        replay to the goal at round-off, the force variables only to 10³ times the residual."""
+        from the smoothing formula. They differ from the force variables by the solver's residual (1e-12), which
+        the motion's instability under gravity would amplify some 10³ times over 1.5 s in a replay."""
         _, qd, _ = self.layout.split(x)
         steps = 0.5 * self.h * (qd[:-1] + qd[1:])
         q = self.q_start + np.vstack([np.zeros(self.n), np.cumsum(steps, axis=0)])
@@ -450,15 +473,15 @@ def min_effort(discrete: DiscreteDynamicModel, q_start, q_goal, duration: float,
                via=()) -> OptimalControlSolution:
     """The minimum-effort rest-to-rest motion in ``duration`` s at step ``h`` within ``limits`` (JointLimits),
     through the interior waypoints ``via`` (k, n) without stopping (each at the node :func:`waypoint_nodes`
-    allots it), from the start guess ``guess`` (module docstring). The returned motion is the simulator's: the discrete
-    model stepped forward from rest under the optimal forces; ``terminal_error`` is its distance from the goal
-    at rest and, with ``continuous``, ``continuous_terminal_error`` the same for the continuous equations (DOP853
-    at 1e-12; NaN without)."""
+    allots it), from the start guess ``guess`` (module docstring). The returned motion is the simulator's: the
+    discrete model (:func:`accurate_model` of ``discrete``) stepped forward from rest under the optimal forces;
+    ``terminal_error`` is its distance from the goal at rest and, with ``continuous``, ``continuous_terminal_error``
+    the same for the continuous equations (DOP853 at 1e-12; NaN without)."""
     problem = DmocProblem(discrete, q_start, q_goal, duration, h, limits.effort, limits.velocity, limits.lower,
                           limits.upper, via)
     x, outcome = solve(problem, problem.guess(guess, limits), tol=tol, print_level=print_level)
     forces = problem.exact_forces(x)
-    simulated = discrete.simulate(problem.q_start, np.zeros(problem.n), problem.h, problem.steps, forces=forces)
+    simulated = problem.discrete.simulate(problem.q_start, np.zeros(problem.n), problem.h, problem.steps, forces=forces)
     continuous_error = float("nan")
     if continuous:
         q_end, qd_end = replay_arm(problem.system, problem.q_start, np.zeros(problem.n), problem.h, forces)

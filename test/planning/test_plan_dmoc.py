@@ -21,7 +21,7 @@ from discrete_robot.model.dynamics import RigidBodySystem
 from discrete_robot.planning.collocation import arm_point_to_point_rk, pendulum_swing_up_rk
 from discrete_robot.planning.constraints import JointLimits
 from discrete_robot.planning.dmoc import INVERTED, pendulum_swing_up_dmoc, time_grid
-from discrete_robot.planning.dmoc_sparse import DmocProblem, min_effort
+from discrete_robot.planning.dmoc_sparse import DmocProblem, accurate_model, min_effort
 from discrete_robot.variational.spherical_pendulum import SphericalPendulumParams, simulate_vi
 
 CONFIG = Path(__file__).resolve().parents[2] / "config"
@@ -189,6 +189,54 @@ def test_an_interior_waypoint_is_passed_without_stopping(planar_arm, planar_limi
     assert solution.terminal_error < 1e-8
     with pytest.raises(InputError, match="more than 3 steps"):
         min_effort(DiscreteDynamicModel(planar_arm), START, GOAL, 0.3, 0.1, planar_limits, via=[via, via + 0.1])
+
+
+def test_the_planning_model_has_the_simulators_equations_without_the_divided_differences_cancellation():
+    """A step of the 6-joint arm in which the wrist moves 5.6e-5 rad (a turning point, as at step 3 of the h = 0.05
+    optimum): the simulator's divided difference and the planning model's edge integral give the same left-hand
+    side to within the former's round-off bound ε(|V| + |q̇0|ᵀ|a||q̇1|)/|Δq| (the simulator kernel's estimate); one-ulp
+    changes of q(k+1) move the former by a good part of that and the latter by round-off of the forces only."""
+    model = load_model(CONFIG / "arm_6dof.yaml")
+    system = RigidBodySystem(model)
+    simulator = DiscreteDynamicModel(system)
+    planning = accurate_model(simulator)
+    assert planning.small_step == 1e-3 and accurate_model(planning) is planning
+    rng = np.random.default_rng(5)
+    dt = 0.05
+    q0, qd0 = model.initial_positions + 0.3 * rng.normal(size=6), rng.normal(size=6)
+    dq = np.array([-1.1e-2, 0.16, -0.10, 0.16, 5.6e-5, -0.16])
+    qd1 = 2.0 * dq / dt - qd0
+    q1 = q0 + 0.5 * dt * (qd0 + qd1)
+    a, V = system.mass_matrix(q1), system.potential(q1)
+    bound = np.finfo(float).eps * (abs(V) + np.abs(qd0) @ np.abs(a) @ np.abs(qd1)) / abs(dq[4])
+
+    def forces(discrete, q_next):
+        return discrete.generalized_forces_batch(q0[None], qd0[None], q_next[None], qd1[None], np.array([dt]))[0]
+
+    reference = forces(planning, q1)
+    assert abs(forces(simulator, q1)[4] - reference[4]) < bound
+    np.testing.assert_allclose(forces(simulator, q1)[[0, 1, 2, 3, 5]], reference[[0, 1, 2, 3, 5]], rtol=0,
+                               atol=1e-12)
+    nearby = [q1 * (1.0 + np.finfo(float).eps * rng.choice([-1.0, 0.0, 1.0], size=6)) for _ in range(40)]
+
+    def spread(discrete):
+        return max(abs(forces(discrete, q_next)[4] - forces(discrete, q1)[4]) for q_next in nearby)
+
+    # measured: 1.1e-11 and 5.6e-17 N m against a bound of 2.6e-10 N m
+    assert spread(simulator) > 0.01 * bound
+    assert spread(planning) < 1e-5 * bound
+
+
+def test_sparse_dmoc_reaches_the_goal_at_rest_on_the_6_joint_arm():
+    """Issue 24's case: the 6-joint arm by +0.5 rad on every joint in 1.5 s at h = 0.05 (its wrist turns round
+    within a step: on the simulator's divided-difference quotient the replay ended 7.8e-7 from the goal)."""
+    model = load_model(CONFIG / "arm_6dof.yaml")
+    start = model.initial_positions
+    solution = min_effort(DiscreteDynamicModel(RigidBodySystem(model)), start, start + 0.5, 1.5, 0.05,
+                          JointLimits.from_model(model), continuous=False)
+    assert solution.outcome.success, solution.outcome.message
+    assert solution.outcome.constraint_violation <= 1e-8
+    assert solution.terminal_error <= 1e-8
 
 
 @pytest.mark.slow
