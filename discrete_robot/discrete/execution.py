@@ -189,6 +189,12 @@ def goal_tolerances(defaults: Tolerances, joints: Sequence[str], path_tolerance,
     for what, given, default in (("path_tolerance", path_tolerance, defaults.path),
                                  ("goal_tolerance", goal_tolerance, defaults.goal)):
         values = {name: getattr(default, name).copy() for name in ("position", "velocity", "acceleration")}
+        named = [tolerance.name for tolerance in given]
+        twice = sorted({name for name in named if named.count(name) > 1})
+        if twice:
+            # JTC lets the last one win (hpp 178-288 overwrite in turn); which one the client meant is unknowable,
+            # so the goal gets what JTC gives any tolerance it cannot use: the defaults, with the reason
+            return defaults, (f"goal.{what} names {twice} more than once; using the default tolerances")
         for tolerance in given:
             if tolerance.name not in joints:
                 return defaults, (f"joint '{tolerance.name}' in goal.{what} does not exist (the joints are "

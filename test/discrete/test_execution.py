@@ -136,7 +136,10 @@ def test_goal_tolerances_replace_the_defaults_and_an_invalid_one_restores_them_a
                                      "elbow"),
                                    ([Msg(name="joint1", position=-0.5, velocity=0.0, acceleration=0.0)], 0.0,
                                     "invalid position"),
-                                   ([], -3.0, "goal_time_tolerance")):
+                                   ([], -3.0, "goal_time_tolerance"),
+                                   ([Msg(name="joint1", position=0.3, velocity=0.0, acceleration=0.0),
+                                     Msg(name="joint1", position=0.4, velocity=0.0, acceleration=0.0)], 0.0,
+                                    "more than once")):
         resolved, problem = goal_tolerances(defaults, JOINTS, path, [], goal_time)
         assert resolved is defaults and match in problem
 
