@@ -328,10 +328,12 @@ def _parameters_succeeded(answer) -> bool:
 
 
 def _non_finite_parameter(case, answer) -> str | None:
-    """The name of a NaN or ±inf double (array) parameter the node accepted, or None."""
+    """The name of a NaN or ±inf double (array) parameter the node accepted, or None. Only the field of the
+    value's declared type counts: a double-typed value's unused array field (or the reverse) is never read."""
     for parameter, result in zip(case[2].parameters, answer.results, strict=False):
-        values = [parameter.value.double_value, *parameter.value.double_array_value]
-        if result.successful and parameter.value.type in (3, 8) and not all(math.isfinite(v) for v in values):
+        value = parameter.value
+        values = {3: [value.double_value], 8: list(value.double_array_value)}.get(value.type, [])
+        if result.successful and not all(math.isfinite(v) for v in values):
             return parameter.name
     return None
 

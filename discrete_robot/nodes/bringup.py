@@ -92,7 +92,8 @@ class NodeChild:
     def _forward(self) -> None:
         for line in self.process.stdout:
             if line.startswith(("[FATAL]", "[ERROR]")):
-                self.reason = line.split("]: ", 1)[-1].strip()
+                # node_main's start-up line is "cannot start: <reason>": bringup says "<node> failed to start"
+                self.reason = line.split("]: ", 1)[-1].strip().removeprefix("cannot start: ")
             # keep draining when bringup's own output is gone (a closed pipe): a node blocked on a full pipe
             # would stop serving
             with contextlib.suppress(OSError, ValueError):

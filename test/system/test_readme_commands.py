@@ -193,9 +193,20 @@ def test_readme_command_exits_0(command, tmp_path, request):
 
 
 # Outside the code blocks the README gives bringup's synopsis:
-# `.venv/bin/bringup [--only discrete_robot_node ...] [--model-file arm.yaml]`. It runs until Ctrl-C, so it
-# is run with the options of the synopsis, stopped by SIGINT once it publishes, and must exit 0.
+# `.venv/bin/bringup [--only discrete_robot_node ...] [--model-file arm.yaml] [--namespace NS] [--foxglove [PORT]]
+# [--ros-args ...]`. It runs until Ctrl-C, so it is run with every option of the synopsis, its placeholders given
+# values (PLACEHOLDERS), stopped by SIGINT once it publishes, and must exit 0.
 BRINGUP = re.search(r"`(\.venv/bin/bringup [^`]*)`", README)
+#: the synopsis's placeholders and what the test runs them with (NS: where it listens; PORT: a free port)
+PLACEHOLDERS = {"NS": "readme_synopsis", "PORT": None}
+
+
+def free_port() -> str:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return str(probe.getsockname()[1])
 
 
 @pytest.mark.ros
@@ -209,13 +220,15 @@ def test_readme_bringup_synopsis_publishes_and_stops_cleanly_on_sigint(ros, tmp_
     # "[--only discrete_robot_node ...]" -> "--only discrete_robot_node": one node keeps it short.
     tokens = [t for t in shlex.split(synopsis.replace("[", " ").replace("]", " ")) if t != "..."]
     assert tokens[:2] == [".venv/bin/bringup", "--only"], synopsis
-    argv = [user_file(t, tmp_path) for t in tokens]
+    values = {**PLACEHOLDERS, "PORT": free_port()}
+    argv = [values.get(t) or user_file(t, tmp_path) for t in tokens]
+    topic = f"/{values['NS']}/joint_states" if "--namespace" in tokens else "joint_states"
     log = tmp_path / "bringup.log"
     with open(log, "w") as output:
         process = subprocess.Popen(argv, cwd=REPO, env=plain_shell_env(), stdout=output, stderr=subprocess.STDOUT)
         try:
             try:
-                ros.session.wait_for_message("joint_states", JointState, timeout=60.0)
+                ros.session.wait_for_message(topic, JointState, timeout=60.0)
             except RosTimeoutError as error:   # fail with the bringup's own output
                 pytest.fail(f"`{shlex.join(argv)}` published no joint_states ({error}):\n{log.read_text()[-4000:]}")
             process.send_signal(signal.SIGINT)
