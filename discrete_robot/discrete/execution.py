@@ -360,11 +360,24 @@ class JointTrajectoryController:
         """New parameters (JTC re-reads them each update, cpp 263-265); a running goal keeps its tolerances."""
         self.settings, self.defaults = settings, settings.default_tolerances()
 
-    def follow(self, trajectory: TrajectoryGoal, now: float, q: np.ndarray, qd: np.ndarray, goal: object = None,
+    def follow(self, trajectory: TrajectoryGoal, now: float, q: np.ndarray, qd: np.ndarray, goal: object,
                tolerances: Tolerances | None = None) -> Ended | None:
-        """Follow ``trajectory`` from ``now`` for ``goal`` (None: a topic message); the goal it replaces ends
-        (preempted: INVALID_GOAL, cpp 1820-1833)."""
+        """Follow ``trajectory`` from ``now`` for the accepted ``goal`` with ``tolerances`` (None: the defaults);
+        the goal it replaces ends (preempted: INVALID_GOAL, cpp 1455-1478, 1820-1833)."""
         ended = self.stop(Outcome(ErrorCode.INVALID_GOAL, PREEMPTED))
+        self._start(trajectory, now, q, qd)
+        self.goal, self.tolerances = goal, self.defaults if tolerances is None else tolerances
+        return ended
+
+    def follow_message(self, trajectory: TrajectoryGoal, now: float, q: np.ndarray, qd: np.ndarray) -> None:
+        """Follow ``trajectory`` from the ``~/joint_trajectory`` topic (cpp 1381-1395): it replaces the trajectory
+        followed, and nothing else. A running goal stays active, keeps its tolerances (the topic callback neither
+        preempts the goal nor writes active_tolerances_, which only a goal does, cpp 1478) and is checked against
+        the new trajectory; its result comes from it."""
+        self._start(trajectory, now, q, qd)
+
+    def _start(self, trajectory: TrajectoryGoal, now: float, q: np.ndarray, qd: np.ndarray) -> None:
+        """The reference from ``trajectory`` at ``now`` (moving again: not holding, the first sample ahead)."""
         self.origin = trajectory.stamp if trajectory.stamp != 0.0 else now
         times = self.origin + trajectory.times
         positions = trajectory.positions.copy()
@@ -382,9 +395,7 @@ class JointTrajectoryController:
             efforts = None if efforts is None else np.vstack([efforts[:1], efforts])
         self.reference = TrajectoryReference(times, positions, velocities, efforts, accelerations,
                                              self.settings.interpolation)
-        self.goal, self.holding, self.first_sample = goal, False, True
-        self.tolerances = self.defaults if tolerances is None else tolerances
-        return ended
+        self.holding, self.first_sample = False, True
 
     def hold(self, now: float, q: np.ndarray) -> None:
         """Hold the positions ``q`` at rest from ``now`` (JTC's set_hold_position, cpp 1835-1845)."""

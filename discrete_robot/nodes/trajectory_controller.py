@@ -9,7 +9,8 @@ cycle is discrete_robot.discrete.execution's. Endpoints, as JTC's (joint_traject
   callback and REJECTED with the reason logged; feedback (desired, actual, error, ``index``) at
   ``action_monitor_rate`` Hz of wall time; goal, cancel and result services with keep-all queues (no request
   is dropped under a burst) and results kept 15 minutes (rcl_action's default, which rclcpp servers use);
-- topic ``<name>/joint_trajectory`` (trajectory_msgs/JointTrajectory): followed as a goal without a client;
+- topic ``<name>/joint_trajectory`` (trajectory_msgs/JointTrajectory): replaces the trajectory followed; a running
+  goal stays active and ends on it;
 - topic ``<name>/controller_state`` (control_msgs/JointTrajectoryControllerState) every tick, with
   ``speed_scaling_factor`` 1.0 (no speed scaling here);
 - service ``<name>/query_state`` (control_msgs/QueryTrajectoryState): the trajectory's desired state at a time.
@@ -271,15 +272,15 @@ class TrajectoryControllerEndpoints:
         return CancelResponse.ACCEPT
 
     def on_trajectory(self, msg: JointTrajectory) -> None:
-        """A trajectory on the topic: followed as JTC does (cpp 1381-1395); the running goal ends."""
+        """A trajectory on the topic: followed as JTC does (cpp 1381-1395); a running goal stays active and is
+        checked against it."""
         now, q, qd = self.state()
         try:
             trajectory = validate_trajectory(self.core.settings, msg, now)
         except InputError as error:
             self.node.refusals.warning(str(error), f"{self.name}/joint_trajectory: ignored: {error}")
             return
-        self.stop("replaced by a joint_trajectory message")
-        self.core.follow(trajectory, now, q, qd)
+        self.core.follow_message(trajectory, now, q, qd)
 
     def _report(self, ended: Ended | None) -> None:
         if ended is None:
@@ -307,10 +308,6 @@ class TrajectoryControllerEndpoints:
         """Hold the joints where they are."""
         now, q, _ = self.state()
         self.core.hold(now, q)
-
-    def stop(self, reason: str) -> None:
-        """End the running goal (INVALID_GOAL, ``reason``), keeping what the joints follow."""
-        self._report(self.core.stop(Outcome(ErrorCode.INVALID_GOAL, reason)))
 
     def release(self, reason: str) -> None:
         """Stop driving the joints (effort commands take over); the running goal ends (INVALID_GOAL, ``reason``)."""

@@ -253,3 +253,30 @@ def test_preemption_and_cancel_end_the_goal_as_jtc_does():
     ended = controller.cancel("second", 0.3, np.array([0.2, 0.1]))
     assert ended.canceled and controller.goal is None
     np.testing.assert_array_equal(controller.sample(5.0).q, [0.2, 0.1])
+
+
+
+@pytest.mark.parametrize(("robot_stops", "code"), [(False, ErrorCode.SUCCESSFUL),
+                                                   (True, ErrorCode.PATH_TOLERANCE_VIOLATED)])
+def test_a_topic_message_replaces_the_trajectory_and_the_goal_stays_active_with_its_tolerances(robot_stops, code):
+    # JTC's topic_callback (cpp 1381-1395) only replaces the trajectory: no preemption, and active_tolerances_
+    # are written by a goal alone (cpp 1478), so the running goal ends on the topic's trajectory with its own
+    controller = JointTrajectoryController(_settings())           # default path tolerance 0: unchecked
+    goal = validate_trajectory(controller.settings, _trajectory(JOINTS, [(1.0, [1.0, 1.0])]), 0.0)
+    tolerances, problem = goal_tolerances(controller.defaults, JOINTS,
+                                          [Msg(name="joint1", position=0.05, velocity=0.0, acceleration=0.0)],
+                                          [], 0.0)
+    assert problem is None
+    controller.follow(goal, 0.0, np.zeros(2), np.zeros(2), goal="g", tolerances=tolerances)
+    message = validate_trajectory(controller.settings, _trajectory(JOINTS, [(0.5, [-0.5, 0.2])]), 0.3)
+    q_at_message = controller.sample(0.3).q
+    controller.follow_message(message, 0.3, q_at_message, np.zeros(2))
+    assert controller.goal == "g" and controller.tolerances is tolerances
+    t, update = _run(controller, lambda t: q_at_message if robot_stops else controller.sample(t).q,
+                     np.arange(0.3, 3.0, 0.01))
+    assert update.ended.goal == "g" and update.ended.outcome.code == code
+    if robot_stops:
+        assert t < 0.4 and "joint1 position error" in update.ended.outcome.message
+    else:
+        assert t >= 0.8 - 1e-9
+        np.testing.assert_allclose(controller.sample(t + 1.0).q, [-0.5, 0.2])

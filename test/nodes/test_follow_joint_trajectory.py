@@ -140,4 +140,15 @@ def test_preemption_and_cancel_end_goals_as_jtc_does(ros):
     ros.publish(f"{CONTROLLER}/joint_trajectory", _goal(JOINTS, [(0.5, target)]).trajectory)
     ros.wait_for_message("joint_states", JointState, timeout=30.0, predicate=lambda m: np.allclose(
         m.position, target, atol=5e-3) and np.abs(m.velocity).max() < 1e-2)
+
+    # a topic message while a goal runs replaces its trajectory only: the goal stays active and ends on the
+    # topic's trajectory (JTC's topic_callback neither preempts nor aborts it, cpp 1381-1395)
+    running = ros.send_goal(FollowJointTrajectory, ACTION, slow)
+    ros.spin_until(lambda: False, 0.5)
+    ros.publish(f"{CONTROLLER}/joint_trajectory", _goal(JOINTS, [(0.5, HANGING)]).trajectory)
+    ended = ros.goal_result(running, 20.0)
+    assert ended.status == GoalStatus.STATUS_SUCCEEDED, ended.result.error_string
+    assert ended.result.error_code == FollowJointTrajectory.Result.SUCCESSFUL
+    reached = ros.wait_for_message("joint_states", JointState, timeout=10.0)
+    assert np.abs(np.array(reached.position) - HANGING).max() < 0.05, "it ended at the topic's point, not the goal's"
     assert node.alive()
