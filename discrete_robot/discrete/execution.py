@@ -26,6 +26,11 @@ compares the two point by point.
 - **Which joints** (:func:`controller_joints`): JTC's ``joints`` parameter when set, else the joints a URDF's
   ``<ros2_control>`` tags give a command interface, else every joint; the rest are held at rest where they
   were (:func:`embed_reference` makes the reference of every joint from the controller's).
+- **Continuous joints** (``ControllerSettings.wraparound``, :func:`continuous_joints`): a joint's position error
+  is the shortest angle (cpp 1488-1500) and a motion starts from its position moved by whole turns to within π
+  of the first point (trajectory.cpp 78-96), so it goes the short way.
+- A ``~/joint_trajectory`` message replaces the trajectory only (:meth:`JointTrajectoryController.follow_message`,
+  cpp 1381-1395): a running goal stays active with its tolerances.
 - A new goal preempts the running one (aborted, INVALID_GOAL, cpp 1820-1833); a cancel holds where the robot
   is (cpp 1419-1449). Result strings begin with JTC's and add the numbers.
 
@@ -49,6 +54,7 @@ from discrete_robot.discrete.tracking import (
     TrajectoryReference,
 )
 from discrete_robot.errors import InputError
+from discrete_robot.model.description import JointType
 
 #: JTC compares velocities and the −1 of a tolerance with float's epsilon (cpp 1717, hpp 139)
 FLOAT_EPSILON = float(np.finfo(np.float32).eps)
@@ -111,6 +117,9 @@ class ControllerSettings:
     allow_partial_joints_goal: bool = False
     allow_nonzero_velocity_at_trajectory_end: bool = False
     interpolation: Interpolation = Interpolation.SPLINES
+    #: per joint, whether its position error is the shortest angle (JTC's joints_angle_wraparound_: the URDF's
+    #: continuous joints, cpp 90-116); None = no joint
+    wraparound: np.ndarray | None = None
 
     def default_tolerances(self) -> Tolerances:
         """The tolerances of a goal that gives none (hpp 95-127): path position ``trajectory``, goal position
@@ -146,6 +155,31 @@ def controller_joints(dof_names: Sequence[str], command_interfaces: Sequence[tup
         raise InputError(f"<ros2_control>: no joint of the robot {dofs} has a <command_interface>; name the "
                          f"controller's joints with the joints parameter")
     return names
+
+
+def continuous_joints(model, joints: Sequence[str]) -> np.ndarray:
+    """Per joint of ``joints``, whether it is continuous: a revolute joint of ``model`` (a RobotModel) without
+    position limits, which the URDF reader reads from ``type="continuous"`` (and writes back as such)."""
+    names, lower, upper = list(model.joint_names), model.lower, model.upper
+    revolute = {name for link in model.links if link.joint.type is JointType.REVOLUTE
+                for name in link.joint.dof_names}
+    return np.array([name in revolute and np.isneginf(lower[names.index(name)])
+                     and np.isposinf(upper[names.index(name)]) for name in joints], dtype=bool)
+
+
+def shortest_angle(start: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """end − start wrapped into [−π, π), rad (angles::shortest_angular_distance: normalize_angle(end − start))."""
+    return np.mod(end - start + np.pi, 2.0 * np.pi) - np.pi
+
+
+def unwrap_start(q: np.ndarray, first: np.ndarray, wraparound: np.ndarray) -> np.ndarray:
+    """The robot's positions ``q`` as the point a motion to ``first`` starts from: each wraparound joint moved by
+    whole turns to within π of ``first`` (trajectory.cpp's wraparound_joint, 78-96: first − shortest angle; at
+    exactly ±π, within 1e-9, the distance takes the sign of first − q), the others unchanged."""
+    distance = shortest_angle(q, first)
+    half_turn = np.abs(np.abs(distance) - np.pi) < 1e-9
+    distance = np.where(half_turn, np.where(first > q, np.abs(distance), -np.abs(distance)), distance)
+    return np.where(wraparound, first - distance, q)
 
 
 def embed_reference(reference: Reference, indices: np.ndarray, held: np.ndarray,
@@ -386,8 +420,10 @@ class JointTrajectoryController:
         velocities, accelerations, efforts = trajectory.velocities, trajectory.accelerations, trajectory.efforts
         self.offset = int(now < times[0])
         if self.offset:
-            # the motion starts from the robot's state (cpp 315, trajectory.cpp 50-76): position, velocity, and zero
-            # acceleration where the first point has accelerations
+            # the motion starts from the robot's state (cpp 315, trajectory.cpp 50-76): position (continuous joints
+            # unwrapped to the first point), velocity, and zero acceleration where the first point has accelerations
+            if self.settings.wraparound is not None:
+                q = unwrap_start(q, positions[0], self.settings.wraparound)
             times = np.concatenate([[now], times])
             positions = np.vstack([q, positions])
             velocities = None if velocities is None else np.vstack([qd, velocities])
@@ -424,9 +460,17 @@ class JointTrajectoryController:
         return self.stop(Outcome(ErrorCode.SUCCESSFUL, f"canceled at t = {now:.3f} s; holding the position "
                                                        "reached"), canceled=True)
 
-    def sample(self, t: float) -> Reference | None:
-        """The desired state at simulated time t, or None without a trajectory (for the control law)."""
-        return None if self.reference is None else self.reference.sample(t)
+    def sample(self, t: float, q: np.ndarray | None = None) -> Reference | None:
+        """The desired state at simulated time t, or None without a trajectory (for the control law). Given the
+        measured positions ``q``, each wraparound joint's desired position is moved by whole turns to within π of
+        q, so that the law's q_d − q is JTC's error, the shortest angle (cpp 1495-1500)."""
+        if self.reference is None:
+            return None
+        desired = self.reference.sample(t)
+        wraparound = self.settings.wraparound
+        if q is not None and wraparound is not None and wraparound.any():
+            desired.q[wraparound] = q[wraparound] + shortest_angle(q[wraparound], desired.q[wraparound])
+        return desired
 
     def update(self, now: float, q: np.ndarray, qd: np.ndarray) -> Update | None:
         """One controller tick at ``now`` with the measured state (cpp 296-585); None without a trajectory."""
@@ -435,7 +479,7 @@ class JointTrajectoryController:
             self.last = None
             return None
         desired = reference.sample(now)
-        position_error, velocity_error = desired.q - q, desired.qd - qd
+        position_error, velocity_error = self._position_error(desired.q, q), desired.qd - qd
         index, time_from_start = max(desired.index - self.offset, 0), now - self.origin
         before_last_point = now < reference.end
         joints, tolerances = self.settings.joints, self.tolerances or self.defaults
@@ -463,6 +507,14 @@ class JointTrajectoryController:
         self.first_sample = False
         self.last = Update(desired, position_error, velocity_error, index, time_from_start, ended)
         return self.last
+
+    def _position_error(self, desired: np.ndarray, q: np.ndarray) -> np.ndarray:
+        """desired − q; for a wraparound joint the shortest angle from q to desired (cpp 1488-1500)."""
+        error = desired - q
+        wraparound = self.settings.wraparound
+        if wraparound is not None:
+            error[wraparound] = shortest_angle(q[wraparound], desired[wraparound])
+        return error
 
     def _hold_last_point(self, now: float) -> None:
         """Repeat the last point as given, velocities and efforts included (set_success_trajectory_point, cpp

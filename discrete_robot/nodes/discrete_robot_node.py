@@ -42,7 +42,7 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64, Float64MultiArray, String
 
 from discrete_robot.discrete.dissipation import Dissipation
-from discrete_robot.discrete.execution import controller_joints, embed_reference
+from discrete_robot.discrete.execution import continuous_joints, controller_joints, embed_reference
 from discrete_robot.discrete.integrators import IntegratorKind
 from discrete_robot.discrete.simulation import FixedStepSimulation
 from discrete_robot.discrete.tracking import saturate, tracking_torques
@@ -158,7 +158,7 @@ class DiscreteRobotNode(SimulatorNode):
         self.controller = TrajectoryControllerEndpoints(
             self, values["controller_name"], joints,
             declare_controller_parameters(self, values["controller_name"], joints, values["controllers_file"]),
-            self._joint_state, topic_aliases=("joint_trajectory",))
+            self._joint_state, topic_aliases=("joint_trajectory",), wraparound=continuous_joints(model, joints))
         self.hold_on_start = values["hold_on_start"]
         if self.hold_on_start:
             self.controller.hold()

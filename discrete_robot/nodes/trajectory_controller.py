@@ -152,14 +152,15 @@ def declare_controller_parameters(node, name: str, joints: Sequence[str], contro
     return {key[len(prefix):]: value for key, value in values.items()}
 
 
-def controller_settings(joints: Sequence[str], values: dict) -> ControllerSettings:
-    """ControllerSettings from the parameters' values by name."""
+def controller_settings(joints: Sequence[str], values: dict,
+                        wraparound: np.ndarray | None = None) -> ControllerSettings:
+    """ControllerSettings from the parameters' values by name; ``wraparound``: the continuous joints (bool each)."""
     return ControllerSettings(
         tuple(joints), np.array([values[f"constraints.{j}.trajectory"] for j in joints], dtype=float),
         np.array([values[f"constraints.{j}.goal"] for j in joints], dtype=float),
         values["constraints.goal_time"], values["constraints.stopped_velocity_tolerance"],
         values["allow_partial_joints_goal"], values["allow_nonzero_velocity_at_trajectory_end"],
-        Interpolation(values["interpolation_method"]))
+        Interpolation(values["interpolation_method"]), wraparound)
 
 
 def _result(code: ErrorCode, message: str):
@@ -185,14 +186,15 @@ def _point(positions, velocities=None, accelerations=None, effort=None, time_fro
 class TrajectoryControllerEndpoints:
     """One joint_trajectory_controller on ``node`` for ``joints``: its endpoints under ``<name>/`` and the goal
     life cycle. ``state()`` gives (simulated time s, positions, velocities) in ``joints`` order;
-    ``topic_aliases`` are further topics that take trajectories (the node's older names)."""
+    ``topic_aliases`` are further topics that take trajectories (the node's older names); ``wraparound`` marks the
+    continuous joints, whose errors are shortest angles (JTC's angle wraparound)."""
 
     def __init__(self, node, name: str, joints: Sequence[str], values: dict,
                  state: Callable[[], tuple[float, np.ndarray, np.ndarray]], topic_aliases: Sequence[str] = (),
-                 prefix: str = ""):
+                 prefix: str = "", wraparound: np.ndarray | None = None):
         self.node, self.name, self.joints, self.state, self.prefix = node, name, list(joints), state, prefix
-        self.values = dict(values)
-        self.core = JointTrajectoryController(controller_settings(self.joints, self.values))
+        self.values, self.wraparound = dict(values), wraparound
+        self.core = JointTrajectoryController(controller_settings(self.joints, self.values, wraparound))
         self.goals: dict[int, Future] = {}          # by id() of the goal handle (not hashable)
         self.feedback: FollowJointTrajectory.Feedback | None = None
         action = f"{name}/follow_joint_trajectory"
@@ -221,7 +223,7 @@ class TrajectoryControllerEndpoints:
                    and p.name[len(self.prefix):] in self.values}
         if changed:
             self.values.update(changed)
-            self.core.configure(controller_settings(self.joints, self.values))
+            self.core.configure(controller_settings(self.joints, self.values, self.wraparound))
 
     # ------------------------------------------------------------------------------------------ goals
 
@@ -302,7 +304,10 @@ class TrajectoryControllerEndpoints:
         return self.core.reference is not None
 
     def sample(self, t: float) -> Reference | None:
-        return self.core.sample(t)
+        """The desired state at t; a continuous joint's within π of where it is (the law's error is the angle)."""
+        if self.wraparound is None or not self.wraparound.any():
+            return self.core.sample(t)
+        return self.core.sample(t, self.state()[1])
 
     def hold(self) -> None:
         """Hold the joints where they are."""

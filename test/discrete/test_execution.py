@@ -16,6 +16,8 @@ from discrete_robot.discrete.execution import (
     JointTrajectoryController,
     goal_tolerances,
     resolve_tolerance,
+    shortest_angle,
+    unwrap_start,
     validate_trajectory,
 )
 from discrete_robot.discrete.tracking import MAX_POINTS, Interpolation, JointNamesError, TrajectoryReference
@@ -280,3 +282,67 @@ def test_a_topic_message_replaces_the_trajectory_and_the_goal_stays_active_with_
     else:
         assert t >= 0.8 - 1e-9
         np.testing.assert_allclose(controller.sample(t + 1.0).q, [-0.5, 0.2])
+
+
+# ---------------------------------------------------------------------------------------------- angle wraparound
+
+@settings(max_examples=200, deadline=None)
+@given(st.floats(-50.0, 50.0), st.floats(-50.0, 50.0))
+def test_the_shortest_angle_is_the_argument_of_the_rotation_between_the_two(start, end):
+    # independent: the argument of e^{i(end - start)} (angles::shortest_angular_distance's result, in (-π, π])
+    angle = float(shortest_angle(np.array([start]), np.array([end]))[0])
+    assert -np.pi <= angle < np.pi
+    assert np.isclose(np.cos(angle), np.cos(end - start), atol=1e-9)
+    assert np.isclose(np.sin(angle), np.sin(end - start), atol=1e-9)
+
+
+def test_the_start_of_a_continuous_joint_is_unwrapped_to_the_first_point_as_trajectory_cpp_does():
+    wraparound = np.array([True, True, False])
+    q = np.array([2.0 * np.pi - 0.1, 0.0, 2.0 * np.pi - 0.1])
+    first = np.array([0.1, np.pi, 0.1])
+    # joint 1: 0.2 rad ahead, not 6.08 back; joint 2: exactly half a turn, towards first > q (traj 88-93);
+    # joint 3: not a wraparound joint, unchanged
+    np.testing.assert_allclose(unwrap_start(q, first, wraparound), [-0.1, 0.0, 2.0 * np.pi - 0.1], atol=1e-12)
+    np.testing.assert_allclose(unwrap_start(np.array([0.0]), np.array([-np.pi]), np.array([True])), [0.0])
+
+
+@pytest.mark.parametrize("wraparound", [True, False])
+def test_a_continuous_joint_s_error_is_the_shortest_angle_and_its_motion_the_short_way(wraparound):
+    settings_ = ControllerSettings(JOINTS, np.array([0.05, 0.05]), np.zeros(2),
+                                   wraparound=np.array([wraparound, False]))
+    controller = JointTrajectoryController(settings_)
+    q0 = np.array([2.0 * np.pi - 0.1, 0.0])           # one turn on from -0.1 rad
+    goal = validate_trajectory(settings_, _trajectory(JOINTS, [(1.0, [0.1, 0.5])]), 0.0)
+    controller.follow(goal, 0.0, q0, np.zeros(2), goal="g")
+    turn = np.array([2.0 * np.pi, 0.0])
+
+    def robot(t):          # a robot on the reference's short way, its angle reported one turn on
+        return np.interp(t, [0.0, 1.0], [-0.1, 0.1]) * np.array([1.0, 0.0]) + [0.0, 0.5 * min(t, 1.0)] + turn
+
+    t, update = _run(controller, robot, np.arange(0.0, 2.0, 0.01))
+    if not wraparound:       # the reference goes the long way round (6.08 rad in 1 s): the path tolerance trips
+        assert update.ended.outcome.code == ErrorCode.PATH_TOLERANCE_VIOLATED and t < 0.05
+        return
+    assert update.ended.outcome.code == ErrorCode.SUCCESSFUL
+    controller.follow(goal, 0.0, q0, np.zeros(2), goal="h")
+    np.testing.assert_allclose(controller.sample(0.5).q, [0.0, 0.25], atol=1e-12)     # np.interp's midpoint
+    # for the control law, the desired angle is moved by turns to within π of the measured one
+    np.testing.assert_allclose(controller.sample(0.5, robot(0.5)).q, robot(0.5), atol=1e-12)
+
+
+def test_the_continuous_joints_are_those_the_urdf_declares_continuous():
+    from discrete_robot.discrete.execution import continuous_joints
+    from discrete_robot.model.urdf_reader import model_from_urdf
+
+    inertial = ('<inertial><origin xyz="0.5 0 0"/><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" '
+                'ixy="0" ixz="0" iyz="0"/></inertial>')
+    urdf = f"""<robot name="mixed"><link name="base"/>
+      <joint name="wheel" type="continuous"><parent link="base"/><child link="a"/><axis xyz="0 0 1"/></joint>
+      <link name="a">{inertial}</link>
+      <joint name="elbow" type="revolute"><parent link="a"/><child link="b"/><axis xyz="0 0 1"/>
+        <limit lower="-2" upper="2" effort="10" velocity="1"/></joint>
+      <link name="b">{inertial}</link>
+      <joint name="slide" type="prismatic"><parent link="b"/><child link="c"/><axis xyz="1 0 0"/></joint>
+      <link name="c">{inertial}</link></robot>"""
+    model = model_from_urdf(urdf)
+    np.testing.assert_array_equal(continuous_joints(model, ["slide", "wheel", "elbow"]), [False, True, False])

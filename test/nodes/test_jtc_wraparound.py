@@ -1,0 +1,40 @@
+"""joint_trajectory_controller's angle wraparound on discrete_robot_node: a URDF continuous joint one turn on from
+its goal moves the short way and its goal error is the shortest angle (joint_trajectory_controller.cpp, kilted,
+90-116 and 1488-1500; trajectory.cpp 78-96)."""
+
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.ros
+
+#: one horizontal wheel (axis along gravity: no gravity torque), continuous
+URDF = """<robot name="wheel"><link name="base"/>
+  <joint name="wheel" type="continuous"><parent link="base"/><child link="disc"/><axis xyz="0 0 1"/>
+    <limit effort="100" velocity="10"/></joint>
+  <link name="disc"><inertial><origin xyz="0.2 0 0"/><mass value="1"/>
+    <inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial></link></robot>"""
+
+
+def test_a_continuous_joint_one_turn_on_goes_the_short_way_and_reaches_its_goal(ros, tmp_path):
+    from action_msgs.msg import GoalStatus
+    from control_msgs.action import FollowJointTrajectory
+    from sensor_msgs.msg import JointState
+
+    from discrete_robot.ros.jtc_client import follow_joint_trajectory_goal
+
+    path = tmp_path / "wheel.urdf"
+    path.write_text(URDF)
+    start = 2.0 * np.pi - 0.1                   # -0.1 rad, one turn on
+    node = ros.start("discrete_robot_node", params={
+        "model_file": str(path), "initial_positions": [start], "time_step": 0.002, "publish_rate": 50.0,
+        "constraints.wheel.trajectory": 0.3, "constraints.wheel.goal": 0.01, "constraints.goal_time": 2.0})
+    ros.wait_for_message("joint_states", JointState, timeout=30.0)
+    # to 0.1 rad in 1 s: 0.2 rad forward; without wraparound the arm goes the long way, 6.08 rad back to 0.1 rad
+    handle = ros.send_goal(FollowJointTrajectory, "joint_trajectory_controller/follow_joint_trajectory",
+                           follow_joint_trajectory_goal(["wheel"], [(1.0, [0.1])]))
+    assert handle.accepted
+    response = ros.goal_result(handle, 60.0)
+    assert response.status == GoalStatus.STATUS_SUCCEEDED, response.result.error_string
+    final = ros.wait_for_message("joint_states", JointState, timeout=10.0)
+    assert abs(final.position[0] - (2.0 * np.pi + 0.1)) < 0.02, "it moved 0.2 rad forward, one turn on"
+    assert node.alive()
