@@ -157,7 +157,8 @@ class DiscreteRobotNode(SimulatorNode):
         self.held: np.ndarray | None = None
         self.controller = TrajectoryControllerEndpoints(
             self, values["controller_name"], joints,
-            declare_controller_parameters(self, values["controller_name"], joints, values["controllers_file"]),
+            declare_controller_parameters(self, values["controller_name"], joints, values["controllers_file"],
+                                          gains=True),
             self._joint_state, topic_aliases=("joint_trajectory",), wraparound=continuous_joints(model, joints))
         self.hold_on_start = values["hold_on_start"]
         if self.hold_on_start:
@@ -202,12 +203,18 @@ class DiscreteRobotNode(SimulatorNode):
             if self.controlled.size < len(self.joints):
                 reference = embed_reference(reference, self.controlled, self.held,
                                             lambda qdd: generalized_forces(self.system, q, qd, qdd))
-            tau = tracking_torques(self.system, q, qd, reference, self.gains["kp"], self.gains["kd"],
-                                   self.effort_limits)
+            tau = tracking_torques(self.system, q, qd, reference, *self._pd_gains(), self.effort_limits)
         saturated = np.flatnonzero(np.isfinite(self.effort_limits) & (np.abs(tau) >= self.effort_limits))
         if saturated.size:
             self.saturation_log.warning("saturated", f"effort limits active on {[self.joints[i] for i in saturated]}")
         return tau
+
+    def _pd_gains(self) -> tuple[np.ndarray, np.ndarray]:
+        """kp (1/s²) and kd (1/s) per degree of freedom: the controller's gains.<joint>.p and .d where set, else
+        the node's kp and kd (the held joints too)."""
+        kp, kd = np.full(len(self.joints), self.gains["kp"]), np.full(len(self.joints), self.gains["kd"])
+        kp[self.controlled], kd[self.controlled] = self.controller.gains(self.gains["kp"], self.gains["kd"])
+        return kp, kd
 
     @property
     def world_time(self) -> float:

@@ -93,6 +93,19 @@ JOINT_CONSTRAINTS = {"trajectory": "path position tolerance of {joint} while mov
                      "goal": "goal position tolerance of {joint}, rad or m (0 = unchecked)"}
 
 
+#: per joint, JTC's gains.<joint>.p and .d (yaml 136-152, default 0.0); here the gains of the computed-torque law
+GAINS = {"p": "position gain of {joint}, 1/s² (the computed-torque law's kp for it: ë + d ė + p e = 0; 0 = the "
+              "node's kp)",
+         "d": "velocity gain of {joint}, 1/s (the computed-torque law's kd for it; 0 = the node's kd)"}
+
+
+def gain_specs(joints: Sequence[str]) -> list[ParameterSpec]:
+    """``gains.<joint>.p`` and ``.d`` for each joint (0.0: the node's ``kp``, ``kd``)."""
+    return [ParameterSpec(f"gains.{joint}.{kind}", 0.0, description.format(joint=joint), check=non_negative,
+                          value_range=(0.0, 1e6))
+            for joint in joints for kind, description in GAINS.items()]
+
+
 def joint_constraint_specs(joints: Sequence[str]) -> list[ParameterSpec]:
     """``constraints.<joint>.trajectory`` and ``.goal`` for each joint (0.0: unchecked)."""
     return [ParameterSpec(f"constraints.{joint}.{kind}", 0.0, description.format(joint=joint), check=non_negative,
@@ -138,12 +151,12 @@ def controllers_file_joints(path: str, name: str) -> list[str]:
 
 
 def declare_controller_parameters(node, name: str, joints: Sequence[str], controllers_file: str,
-                                  prefix: str = "") -> dict:
-    """Declare the controller's parameters (``prefix`` before each name) with ``controllers_file``'s values as
-    their defaults; their values by unprefixed name."""
+                                  prefix: str = "", gains: bool = False) -> dict:
+    """Declare the controller's parameters (``prefix`` before each name; with ``gains``, ``gains.<joint>.p`` and
+    ``.d`` too) with ``controllers_file``'s values as their defaults; their values by unprefixed name."""
     from_file = controllers_file_values(controllers_file, name, joints) if controllers_file else {}
     specs = []
-    for spec in [*CONTROLLER_PARAMETERS, *joint_constraint_specs(joints)]:
+    for spec in [*CONTROLLER_PARAMETERS, *joint_constraint_specs(joints), *(gain_specs(joints) if gains else ())]:
         default = from_file.get(spec.name, spec.default)
         if isinstance(spec.default, float) and isinstance(default, int) and not isinstance(default, bool):
             default = float(default)         # YAML's 1 for a double parameter
@@ -302,6 +315,13 @@ class TrajectoryControllerEndpoints:
     def active(self) -> bool:
         """Whether the controller drives the joints (a trajectory, a hold), rather than effort commands."""
         return self.core.reference is not None
+
+    def gains(self, kp: float, kd: float) -> tuple[np.ndarray, np.ndarray]:
+        """Per joint (``joints`` order), the computed-torque law's position and velocity gains, 1/s² and 1/s:
+        ``gains.<joint>.p`` and ``.d`` where set (> 0), else ``kp`` and ``kd``."""
+        p = np.array([self.values[f"gains.{joint}.p"] for joint in self.joints])
+        d = np.array([self.values[f"gains.{joint}.d"] for joint in self.joints])
+        return np.where(p > 0.0, p, kp), np.where(d > 0.0, d, kd)
 
     def sample(self, t: float) -> Reference | None:
         """The desired state at t; a continuous joint's within π of where it is (the law's error is the angle)."""

@@ -67,6 +67,8 @@ def test_jtc_s_parameters_have_its_names_and_defaults(ros):
         "constraints.joint2.trajectory": 0.0, "allow_partial_joints_goal": False,
         "allow_nonzero_velocity_at_trajectory_end": False, "action_monitor_rate": 20.0,
         "interpolation_method": "splines"}
+    # gains.<joint>.p and .d (yaml 136-152, default 0.0); 0 here: the node's kp, kd
+    assert _parameters(ros, ["gains.joint1.p", "gains.joint2.d"]) == {"gains.joint1.p": 0.0, "gains.joint2.d": 0.0}
 
 
 def test_a_moveit_ros2_controllers_yaml_applies_and_the_node_s_own_parameters_come_first(ros, tmp_path):
@@ -88,6 +90,8 @@ def test_a_moveit_ros2_controllers_yaml_applies_and_the_node_s_own_parameters_co
         "constraints.goal_time": 0.5, "constraints.stopped_velocity_tolerance": 0.05, "constraints.joint1.goal": 0.001,
         "constraints.joint1.trajectory": 0.5, "constraints.joint2.goal": 0.002,
         "constraints.joint2.trajectory": 0.0, "allow_nonzero_velocity_at_trajectory_end": True}
+    assert _parameters(ros, ["gains.joint1.p", "gains.joint1.d", "gains.joint2.p"]) == {
+        "gains.joint1.p": 100.0, "gains.joint1.d": 10.0, "gains.joint2.p": 100.0}
 
     # a trajectory ending at 0.5 rad/s: the file allows it; held there, the arm keeps a velocity error of 0.5 rad/s,
     # outside the goal velocity tolerance, so the file's goal_time (0.5 s) ends it; JTC's defaults would refuse it
