@@ -398,7 +398,7 @@ EXPERIMENTS = {e.name: e for e in (
     Experiment("push-to-pose", "the arm pushes the object to a goal pose, planner and world apart",
                PUSH_TO_POSE_INPUTS, PUSH_TO_POSE_METRICS, push_to_pose, resolve_push_to_pose, batch=1),
     Experiment("predict-push", "one minimum-power push prediction at a point of an edge", PREDICT_PUSH_INPUTS,
-               PREDICT_PUSH_METRICS, predict_push, resolve_predict_push, batch=1000),
+               PREDICT_PUSH_METRICS, predict_push, resolve_predict_push, batch=10_000),
     Experiment("min-time", "minimum-time plan under scaled torque limits", MIN_TIME_INPUTS, MIN_TIME_METRICS,
                min_time, resolve_min_time, batch=8),
     Experiment("simulate", "unforced simulation: energy drift and final state", SIMULATE_INPUTS, SIMULATE_METRICS,
