@@ -117,6 +117,7 @@ class ControllerSettings:
     allow_partial_joints_goal: bool = False
     allow_nonzero_velocity_at_trajectory_end: bool = False
     interpolation: Interpolation = Interpolation.SPLINES
+    allow_integration_in_goal_trajectories: bool = False
     #: per joint, whether its position error is the shortest angle (JTC's joints_angle_wraparound_: the URDF's
     #: continuous joints, cpp 90-116); None = no joint
     wraparound: np.ndarray | None = None
@@ -180,6 +181,26 @@ def unwrap_start(q: np.ndarray, first: np.ndarray, wraparound: np.ndarray) -> np
     half_turn = np.abs(np.abs(distance) - np.pi) < 1e-9
     distance = np.where(half_turn, np.where(first > q, np.abs(distance), -np.abs(distance)), distance)
     return np.where(wraparound, first - distance, q)
+
+
+def integrate_points(times: np.ndarray, positions: np.ndarray, velocities: np.ndarray,
+                     accelerations: np.ndarray) -> None:
+    """Fill, in place and point by point, the points without positions (NaN rows) as JTC's
+    ``deduce_from_derivatives`` does per segment (trajectory.cpp 409-449, with allow_integration_in_goal_
+    trajectories): over a segment of duration Δt from point k−1 to a point k without positions, point k−1's
+    missing velocities and accelerations become 0, point k's missing velocities v_k = v_{k−1} + (a_{k−1} + a_k)
+    Δt / 2, and its positions p_k = p_{k−1} + (v_{k−1} + v_k) Δt / 2 (trapezoidal). ``times`` (points,) s;
+    the arrays (points, n); point 0 must have positions (the robot's state, prepended, where the first point
+    has none)."""
+    for k in np.flatnonzero(np.isnan(positions).all(axis=1)):
+        dt = times[k] - times[k - 1]
+        if np.isnan(velocities[k - 1]).all():
+            velocities[k - 1] = 0.0
+        if np.isnan(velocities[k]).all():
+            if np.isnan(accelerations[k - 1]).all():
+                accelerations[k - 1] = 0.0
+            velocities[k] = velocities[k - 1] + (accelerations[k - 1] + accelerations[k]) * 0.5 * dt
+        positions[k] = positions[k - 1] + (velocities[k - 1] + velocities[k]) * 0.5 * dt
 
 
 def embed_reference(reference: Reference, indices: np.ndarray, held: np.ndarray,
@@ -255,7 +276,8 @@ class TrajectoryGoal:
     """A validated trajectory in the controller's joint order.
 
     ``stamp``: header stamp, s (0 = start on receipt); ``times``: time_from_start per point, s; ``positions``
-    (points, n) with NaN columns for joints a partial goal leaves out; ``velocities``, ``accelerations``,
+    (points, n) with NaN columns for joints a partial goal leaves out (and NaN rows for points without positions,
+    with ``allow_integration_in_goal_trajectories``); ``velocities``, ``accelerations``,
     ``efforts``: None (no point has them) or (points, n) with NaN rows where a point has none."""
 
     stamp: float
@@ -305,7 +327,21 @@ def validate_trajectory(settings: ControllerSettings, trajectory, now: float) ->
         raise InputError(f"trajectory: time_from_start must be strictly increasing; points {i} and {i + 1} are at "
                          f"{times[i]:g} s and {times[i + 1]:g} s")
     order = [names.index(name) if name in names else -1 for name in joints]
-    positions = _field(points, "positions", len(names), order, required=True)
+    integrate = settings.allow_integration_in_goal_trajectories
+    if integrate:
+        # each point needs one of positions, velocities, accelerations (cpp 1767-1791); the first, positions
+        # (JTC would integrate from an empty vector)
+        empty = [i for i, p in enumerate(points) if not (len(p.positions) or len(p.velocities)
+                                                         or len(p.accelerations))]
+        if empty:
+            raise InputError(f"trajectory: point {empty[0]} has no positions, velocities or accelerations")
+        if not len(points[0].positions) and (stamp if stamp != 0.0 else now) + times[0] <= now:
+            # integrated from the state the motion starts from, which a trajectory already under way has not
+            raise InputError("trajectory: point 0 has no positions and is not ahead of now; it cannot be "
+                             "integrated from the robot's state (allow_integration_in_goal_trajectories)")
+    positions = _field(points, "positions", len(names), order, required=not integrate)
+    if positions is None:          # integrated from the robot's state
+        positions = np.full((len(points), dof), np.nan)
     velocities, accelerations, efforts = (_field(points, name, len(names), order)
                                           for name in ("velocities", "accelerations", "effort"))
     return TrajectoryGoal(stamp, times, positions, velocities, accelerations, efforts)
@@ -415,20 +451,26 @@ class JointTrajectoryController:
         self.origin = trajectory.stamp if trajectory.stamp != 0.0 else now
         times = self.origin + trajectory.times
         positions = trajectory.positions.copy()
-        missing = np.isnan(positions)
+        given = ~np.isnan(positions).all(axis=1)
+        missing = np.isnan(positions) & given[:, None]
         positions[missing] = np.broadcast_to(q, positions.shape)[missing]     # partial goals hold the rest
         velocities, accelerations, efforts = trajectory.velocities, trajectory.accelerations, trajectory.efforts
+        if not given.all():        # points to integrate: room for the velocities and accelerations it fills
+            velocities, accelerations = (np.full_like(positions, np.nan) if values is None else values.copy()
+                                         for values in (velocities, accelerations))
         self.offset = int(now < times[0])
         if self.offset:
             # the motion starts from the robot's state (cpp 315, trajectory.cpp 50-76): position (continuous joints
             # unwrapped to the first point), velocity, and zero acceleration where the first point has accelerations
-            if self.settings.wraparound is not None:
+            if self.settings.wraparound is not None and given[0]:
                 q = unwrap_start(q, positions[0], self.settings.wraparound)
             times = np.concatenate([[now], times])
             positions = np.vstack([q, positions])
             velocities = None if velocities is None else np.vstack([qd, velocities])
             accelerations = None if accelerations is None else np.vstack([np.zeros_like(q), accelerations])
             efforts = None if efforts is None else np.vstack([efforts[:1], efforts])
+        if not given.all():
+            integrate_points(times, positions, velocities, accelerations)
         self.reference = TrajectoryReference(times, positions, velocities, efforts, accelerations,
                                              self.settings.interpolation)
         self.holding, self.first_sample = False, True

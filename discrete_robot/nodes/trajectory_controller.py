@@ -81,6 +81,9 @@ CONTROLLER_PARAMETERS = [
                   value_range=(0.0, 1e6)),
     ParameterSpec("allow_partial_joints_goal", False, "accept goals naming only some joints (the rest hold)"),
     ParameterSpec("allow_nonzero_velocity_at_trajectory_end", False, "accept trajectories whose last point moves"),
+    ParameterSpec("allow_integration_in_goal_trajectories", False, "accept points without positions (or "
+                                                                   "velocities): integrated from the velocities "
+                                                                   "and accelerations"),
     ParameterSpec("action_monitor_rate", 20.0, "rate of the action's feedback, Hz (wall time)",
                   value_range=(0.1, 1000.0), read_only=True),
     ParameterSpec("interpolation_method", Interpolation.SPLINES.value, "splines (linear, cubic or quintic as the "
@@ -173,7 +176,8 @@ def controller_settings(joints: Sequence[str], values: dict,
         np.array([values[f"constraints.{j}.goal"] for j in joints], dtype=float),
         values["constraints.goal_time"], values["constraints.stopped_velocity_tolerance"],
         values["allow_partial_joints_goal"], values["allow_nonzero_velocity_at_trajectory_end"],
-        Interpolation(values["interpolation_method"]), wraparound)
+        Interpolation(values["interpolation_method"]), values["allow_integration_in_goal_trajectories"],
+        wraparound)
 
 
 def _result(code: ErrorCode, message: str):

@@ -346,3 +346,44 @@ def test_the_continuous_joints_are_those_the_urdf_declares_continuous():
       <link name="c">{inertial}</link></robot>"""
     model = model_from_urdf(urdf)
     np.testing.assert_array_equal(continuous_joints(model, ["slide", "wheel", "elbow"]), [False, True, False])
+
+
+# ---------------------------------------------------------------------------------------------- integration
+
+def test_points_without_positions_are_refused_unless_integration_is_allowed():
+    no_positions = _trajectory(JOINTS, [(1.0, [0.0, 0.0]), (2.0, [], [0.1, 0.1])])
+    with pytest.raises(InputError, match="point 1 has 0 positions"):
+        validate_trajectory(_settings(allow_nonzero_velocity_at_trajectory_end=True), no_positions, 0.0)
+    allowed = _settings(allow_integration_in_goal_trajectories=True, allow_nonzero_velocity_at_trajectory_end=True)
+    assert np.isnan(validate_trajectory(allowed, no_positions, 0.0).positions[1]).all()
+    with pytest.raises(InputError, match="point 1 has no positions, velocities or accelerations"):
+        validate_trajectory(allowed, _trajectory(JOINTS, [(1.0, [0.0, 0.0]), (2.0, [])]), 0.0)
+    with pytest.raises(InputError, match="point 0 has no positions and is not ahead of now"):
+        validate_trajectory(allowed, _trajectory(JOINTS, [(0.0, [], [0.1, 0.1])]), 0.0)
+
+
+def test_positions_integrated_from_accelerations_are_those_of_constant_acceleration():
+    # the motion starts at rest from q0 with acceleration 0 (traj 62-72), so the trapezoid of deduce_from_
+    # derivatives (trajectory.cpp 409-449) gives point 0 v = a/2, q = q0 + a/4; after it, under constant a, the
+    # rule is exact: q(t) = q0 + a/4 + a/2 (t - 1) + a (t - 1)² / 2, q̇ = a/2 + a (t - 1)
+    settings_ = _settings(allow_integration_in_goal_trajectories=True, allow_nonzero_velocity_at_trajectory_end=True)
+    a, q0 = np.array([0.4, -0.2]), np.array([0.3, 0.1])
+    message = _trajectory(JOINTS, [(1.0, [], [], a), (2.0, [], [], a), (3.0, [], [], a)])
+    controller = JointTrajectoryController(settings_)
+    controller.follow(validate_trajectory(settings_, message, 0.0), 0.0, q0, np.zeros(2), goal="g")
+    for t in (1.0, 1.5, 2.0, 2.5, 3.0):          # between the points, quintics with the parabola's end conditions
+        desired = controller.sample(t)
+        np.testing.assert_allclose(desired.q, q0 + a / 4 + a / 2 * (t - 1) + a * (t - 1) ** 2 / 2, atol=1e-12)
+        np.testing.assert_allclose(desired.qd, a / 2 + a * (t - 1), atol=1e-12)
+
+
+def test_positions_integrated_from_velocities_follow_the_trapezoid_and_join_the_given_positions():
+    settings_ = _settings(allow_integration_in_goal_trajectories=True)
+    message = _trajectory(JOINTS, [(1.0, [], [0.2, 0.0]), (2.0, [0.5, 0.5], [0.0, 0.0])])
+    controller = JointTrajectoryController(settings_)
+    q0, qd0 = np.array([0.0, 0.1]), np.array([0.4, 0.0])
+    controller.follow(validate_trajectory(settings_, message, 0.0), 0.0, q0, qd0, goal="g")
+    # point 0 from the robot's state: q0 + (q̇0 + v0) Δt / 2; then a cubic (velocities at both ends)
+    np.testing.assert_allclose(controller.sample(1.0).q, q0 + 0.5 * (qd0 + [0.2, 0.0]), atol=1e-12)
+    np.testing.assert_allclose(controller.sample(2.0).q, [0.5, 0.5], atol=1e-12)
+    np.testing.assert_allclose(controller.sample(1.0).qd, [0.2, 0.0], atol=1e-12)

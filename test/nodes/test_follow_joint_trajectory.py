@@ -141,6 +141,15 @@ def test_preemption_and_cancel_end_goals_as_jtc_does(ros):
     ros.wait_for_message("joint_states", JointState, timeout=30.0, predicate=lambda m: np.allclose(
         m.position, target, atol=5e-3) and np.abs(m.velocity).max() < 1e-2)
 
+    # allow_integration_in_goal_trajectories: a point with velocities only is integrated (trajectory.cpp 409-449);
+    # refused without it
+    velocity_only = _goal(JOINTS, [(0.5, [], [0.2, 0.0]), (1.0, HANGING, [0.0, 0.0])])
+    assert not ros.send_goal(FollowJointTrajectory, ACTION, velocity_only).accepted
+    _set(ros, "allow_integration_in_goal_trajectories", True)
+    integrated = ros.send_goal(FollowJointTrajectory, ACTION, velocity_only)
+    assert integrated.accepted
+    assert ros.goal_result(integrated, 20.0).status == GoalStatus.STATUS_SUCCEEDED
+
     # a topic message while a goal runs replaces its trajectory only: the goal stays active and ends on the
     # topic's trajectory (JTC's topic_callback neither preempts nor aborts it, cpp 1381-1395)
     running = ros.send_goal(FollowJointTrajectory, ACTION, slow)
