@@ -12,8 +12,6 @@ request of a multi-threaded executor) has its own, and code run outside any
 
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from contextvars import ContextVar
 
 from discrete_robot.errors import DiscreteRobotError
@@ -28,14 +26,23 @@ class BudgetExceededError(DiscreteRobotError):
     """A computation ran out of its wall-clock budget, or the process is stopping."""
 
 
-@contextmanager
-def limited(seconds: float, limit: str = "request_timeout") -> Iterator[None]:
-    """Run the block with a wall-clock budget of ``seconds``; ``limit`` names the parameter that sets it."""
-    token = _ACTIVE.set((time.monotonic() + seconds, seconds, limit))
-    try:
-        yield
-    finally:
-        _ACTIVE.reset(token)
+class limited:  # noqa: N801  (used as a function: ``with limited(seconds):``)
+    """Run the block with a wall-clock budget of ``seconds``; ``limit`` names the parameter that sets it.
+
+    A class rather than ``contextlib.contextmanager``: a sweep enters one per case, and the generator-based form
+    cost 3-6 µs of a 60 µs predict-push case (5-10 % of a sweep's work).
+    """
+
+    __slots__ = ("_budget", "_token")
+
+    def __init__(self, seconds: float, limit: str = "request_timeout"):
+        self._budget = (time.monotonic() + seconds, seconds, limit)
+
+    def __enter__(self) -> None:
+        self._token = _ACTIVE.set(self._budget)
+
+    def __exit__(self, *exc_info) -> None:
+        _ACTIVE.reset(self._token)
 
 
 def check() -> None:
