@@ -118,6 +118,9 @@ class ControllerSettings:
     allow_nonzero_velocity_at_trajectory_end: bool = False
     interpolation: Interpolation = Interpolation.SPLINES
     allow_integration_in_goal_trajectories: bool = False
+    #: s after the last point before a trajectory is given up for holding where the robot is; 0 = never (JTC's
+    #: cmd_timeout as it takes effect: only when above constraints.goal_time, :func:`effective_cmd_timeout`)
+    cmd_timeout: float = 0.0
     #: per joint, whether its position error is the shortest angle (JTC's joints_angle_wraparound_: the URDF's
     #: continuous joints, cpp 90-116); None = no joint
     wraparound: np.ndarray | None = None
@@ -129,6 +132,17 @@ class ControllerSettings:
         return Tolerances(StateTolerances(self.trajectory.copy(), zero, zero),
                           StateTolerances(self.goal.copy(), np.full_like(zero, self.stopped_velocity_tolerance), zero),
                           self.goal_time)
+
+
+def effective_cmd_timeout(cmd_timeout: float, goal_time: float) -> tuple[float, str | None]:
+    """JTC's ``cmd_timeout`` as it takes effect at activation (cpp 1227-1246): itself when above
+    ``constraints.goal_time``, else 0 (off) with the reason; s."""
+    if cmd_timeout <= 0.0:
+        return 0.0, None
+    if cmd_timeout > goal_time:
+        return cmd_timeout, None
+    return 0.0, (f"cmd_timeout must be higher than constraints.goal_time ({cmd_timeout:f} vs. {goal_time:f}); the "
+                 f"command timeout is off")
 
 
 def controller_joints(dof_names: Sequence[str], command_interfaces: Sequence[tuple[str, Sequence[str]]] = (),
@@ -526,10 +540,20 @@ class JointTrajectoryController:
         before_last_point = now < reference.end
         joints, tolerances = self.settings.joints, self.tolerances or self.defaults
         ended = None
+        since_end = now - reference.end
+        if (not self.holding and not before_last_point and self.settings.cmd_timeout > 0.0
+                and since_end > self.settings.cmd_timeout):
+            # JTC holds where the robot is (cpp 355-375); that tick's checks then skip the held trajectory, so a
+            # running goal counts as reached and the last point is held (cpp 499-516)
+            if self.goal is None:
+                self.hold(now, q)
+            else:
+                self._hold_last_point(now)
+                ended = self.stop(Outcome(ErrorCode.SUCCESSFUL, f"{SUCCEEDED} (cmd_timeout: {since_end:.3f} s after "
+                                                                f"the last point, the goal tolerances unchecked)"))
         if not self.holding:
             path = ((before_last_point or self.first_sample)
                     and _violations(joints, tolerances.path, position_error, velocity_error))
-            since_end = now - reference.end
             outside = None if before_last_point else _violations(joints, tolerances.goal, position_error,
                                                                  velocity_error)
             if path:

@@ -42,6 +42,7 @@ from discrete_robot.discrete.execution import (
     JointTrajectoryController,
     Outcome,
     Update,
+    effective_cmd_timeout,
     goal_tolerances,
     seconds,
     validate_trajectory,
@@ -84,6 +85,10 @@ CONTROLLER_PARAMETERS = [
     ParameterSpec("allow_integration_in_goal_trajectories", False, "accept points without positions (or "
                                                                    "velocities): integrated from the velocities "
                                                                    "and accelerations"),
+    ParameterSpec("cmd_timeout", 0.0, "s after a trajectory's last point before the controller holds where the "
+                                      "robot is (a running goal then succeeds, as in JTC); 0 = off; must exceed "
+                                      "constraints.goal_time, else off; read when the controller starts",
+                  check=non_negative, value_range=(0.0, 1e6), read_only=True),
     ParameterSpec("action_monitor_rate", 20.0, "rate of the action's feedback, Hz (wall time)",
                   value_range=(0.1, 1000.0), read_only=True),
     ParameterSpec("interpolation_method", Interpolation.SPLINES.value, "splines (linear, cubic or quintic as the "
@@ -168,16 +173,17 @@ def declare_controller_parameters(node, name: str, joints: Sequence[str], contro
     return {key[len(prefix):]: value for key, value in values.items()}
 
 
-def controller_settings(joints: Sequence[str], values: dict,
-                        wraparound: np.ndarray | None = None) -> ControllerSettings:
-    """ControllerSettings from the parameters' values by name; ``wraparound``: the continuous joints (bool each)."""
+def controller_settings(joints: Sequence[str], values: dict, wraparound: np.ndarray | None = None,
+                        cmd_timeout: float = 0.0) -> ControllerSettings:
+    """ControllerSettings from the parameters' values by name; ``wraparound``: the continuous joints (bool each);
+    ``cmd_timeout``: as it took effect when the controller started (effective_cmd_timeout), s."""
     return ControllerSettings(
         tuple(joints), np.array([values[f"constraints.{j}.trajectory"] for j in joints], dtype=float),
         np.array([values[f"constraints.{j}.goal"] for j in joints], dtype=float),
         values["constraints.goal_time"], values["constraints.stopped_velocity_tolerance"],
         values["allow_partial_joints_goal"], values["allow_nonzero_velocity_at_trajectory_end"],
         Interpolation(values["interpolation_method"]), values["allow_integration_in_goal_trajectories"],
-        wraparound)
+        cmd_timeout=cmd_timeout, wraparound=wraparound)
 
 
 def _result(code: ErrorCode, message: str):
@@ -211,7 +217,11 @@ class TrajectoryControllerEndpoints:
                  prefix: str = "", wraparound: np.ndarray | None = None):
         self.node, self.name, self.joints, self.state, self.prefix = node, name, list(joints), state, prefix
         self.values, self.wraparound = dict(values), wraparound
-        self.core = JointTrajectoryController(controller_settings(self.joints, self.values, wraparound))
+        # JTC reads cmd_timeout on activation only (cpp 1227-1246)
+        self.cmd_timeout, problem = effective_cmd_timeout(values["cmd_timeout"], values["constraints.goal_time"])
+        if problem:
+            node.get_logger().warning(f"{name}: {problem}")
+        self.core = JointTrajectoryController(self._settings())
         self.goals: dict[int, Future] = {}          # by id() of the goal handle (not hashable)
         self.feedback: FollowJointTrajectory.Feedback | None = None
         action = f"{name}/follow_joint_trajectory"
@@ -240,7 +250,10 @@ class TrajectoryControllerEndpoints:
                    and p.name[len(self.prefix):] in self.values}
         if changed:
             self.values.update(changed)
-            self.core.configure(controller_settings(self.joints, self.values, self.wraparound))
+            self.core.configure(self._settings())
+
+    def _settings(self) -> ControllerSettings:
+        return controller_settings(self.joints, self.values, self.wraparound, self.cmd_timeout)
 
     # ------------------------------------------------------------------------------------------ goals
 

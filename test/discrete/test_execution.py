@@ -14,6 +14,7 @@ from discrete_robot.discrete.execution import (
     ControllerSettings,
     ErrorCode,
     JointTrajectoryController,
+    effective_cmd_timeout,
     goal_tolerances,
     resolve_tolerance,
     shortest_angle,
@@ -387,3 +388,47 @@ def test_positions_integrated_from_velocities_follow_the_trapezoid_and_join_the_
     np.testing.assert_allclose(controller.sample(1.0).q, q0 + 0.5 * (qd0 + [0.2, 0.0]), atol=1e-12)
     np.testing.assert_allclose(controller.sample(2.0).q, [0.5, 0.5], atol=1e-12)
     np.testing.assert_allclose(controller.sample(1.0).qd, [0.2, 0.0], atol=1e-12)
+
+
+# ---------------------------------------------------------------------------------------------- cmd_timeout
+
+def test_cmd_timeout_takes_effect_only_above_the_goal_time():
+    # cpp 1227-1246: 0 is off; a timeout not above constraints.goal_time is turned off with a warning
+    assert effective_cmd_timeout(0.0, 0.0) == (0.0, None)
+    assert effective_cmd_timeout(0.5, 0.0) == (0.5, None)
+    timeout, problem = effective_cmd_timeout(0.5, 0.5)
+    assert timeout == 0.0 and "must be higher than constraints.goal_time" in problem
+
+
+@pytest.mark.parametrize("goal", [None, "g"])
+def test_after_cmd_timeout_the_controller_holds_where_the_robot_is_and_a_running_goal_succeeds(goal):
+    # a robot stuck at 0.9 short of a trajectory to 1.0: outside the goal tolerance, which without goal_time waits
+    # for ever; cmd_timeout (cpp 355-375) holds the current position, and a running goal, its checks skipped on
+    # that tick, is reported reached and the last point held (cpp 499-516)
+    settings_ = ControllerSettings(JOINTS, np.zeros(2), np.array([0.01, 0.01]), cmd_timeout=0.325)
+    controller = JointTrajectoryController(settings_)
+    trajectory = validate_trajectory(settings_, _trajectory(JOINTS, [(0.5, [1.0, 1.0])]), 0.0)
+    stuck = np.full(2, 0.9)
+    if goal is None:
+        controller.follow_message(trajectory, 0.0, np.zeros(2), np.zeros(2))
+    else:
+        controller.follow(trajectory, 0.0, np.zeros(2), np.zeros(2), goal=goal)
+    times = np.arange(0.0, 2.0, 0.05)
+    ended_at = None
+    for t in times:
+        update = controller.update(t, stuck, np.zeros(2))
+        if controller.holding:
+            ended_at = t
+            break
+    assert ended_at == pytest.approx(0.85)                 # the first tick more than 0.325 s after the last point
+    if goal is None:
+        assert update.ended is None
+        np.testing.assert_array_equal(controller.sample(5.0).q, stuck)
+    else:
+        assert update.ended.goal == "g" and update.ended.outcome.code == ErrorCode.SUCCESSFUL
+        assert update.ended.outcome.message.startswith("Goal successfully reached!")
+        np.testing.assert_array_equal(controller.sample(5.0).q, [1.0, 1.0])
+    # without cmd_timeout the controller keeps waiting
+    patient = JointTrajectoryController(_settings())
+    patient.follow_message(trajectory, 0.0, np.zeros(2), np.zeros(2))
+    assert not any(patient.update(t, stuck, np.zeros(2)) is None or patient.holding for t in times)
