@@ -145,6 +145,9 @@ def stop_case(session, workdir: Path, case: Case, sig: signal.Signals) -> dict:
 
     from discrete_robot.ros.processes import NodeProcess
 
+    # the previous case's node of the same name lingers in discovery for a moment after it ended: its services
+    # would make this case's node look ready while its process is still starting Python
+    session.spin_until(lambda: case.executable not in session.node.get_node_names(), 30.0)
     directory = workdir / f"{case.name.replace(' ', '_')}_{sig.name}"
     params = dict(case.params or {})
     if params.get("model_file") == "arm_6dof":
@@ -188,7 +191,7 @@ def stop_case(session, workdir: Path, case: Case, sig: signal.Signals) -> dict:
     log = node.log()
     result = {"signal": sig.name, "exit_s": round(exit_s, 3), "status": status,
               "traceback": "Traceback" in log or "never retrieved" in log}
-    if result["traceback"]:
+    if result["traceback"] or status != 0:
         result["log_tail"] = log[-2000:]
     if busy is not None and not case.answered_at_once:
         result["was_busy"] = not busy.done()
