@@ -121,6 +121,11 @@ class ControllerSettings:
     #: s after the last point before a trajectory is given up for holding where the robot is; 0 = never (JTC's
     #: cmd_timeout as it takes effect: only when above constraints.goal_time, :func:`effective_cmd_timeout`)
     cmd_timeout: float = 0.0
+    #: per joint, the deceleration of a stop instead of holding where the robot is (JTC's decelerate_on_cancel as
+    #: it takes effect, :func:`effective_deceleration`), rad/s² or m/s²; None = hold
+    deceleration: np.ndarray | None = None
+    #: s between the controller's updates: the stop's points are this far apart (JTC's update_period_)
+    update_period: float = 0.01
     #: per joint, whether its position error is the shortest angle (JTC's joints_angle_wraparound_: the URDF's
     #: continuous joints, cpp 90-116); None = no joint
     wraparound: np.ndarray | None = None
@@ -143,6 +148,42 @@ def effective_cmd_timeout(cmd_timeout: float, goal_time: float) -> tuple[float, 
         return cmd_timeout, None
     return 0.0, (f"cmd_timeout must be higher than constraints.goal_time ({cmd_timeout:f} vs. {goal_time:f}); the "
                  f"command timeout is off")
+
+
+def effective_deceleration(decelerate_on_cancel: bool, max_deceleration: np.ndarray,
+                           velocity_limits: np.ndarray | None, joints: Sequence[str]) -> tuple[np.ndarray | None,
+                                                                                            str | None]:
+    """JTC's ``constraints.decelerate_on_cancel`` as it takes effect (cpp 136-172): each joint's
+    ``max_deceleration_on_cancel`` when every one is > 0 and every joint has a velocity limit > 0 (the URDF's; a
+    model's infinite limit is an absent one), else None (hold where the robot is) with the reason."""
+    if not decelerate_on_cancel:
+        return None, None
+    for i, joint in enumerate(joints):
+        if not max_deceleration[i] > 0.0:
+            return None, (f"joint [{joint}] invalid max_deceleration_on_cancel [{max_deceleration[i]:.1f}]; "
+                          f"falling back to hold position on cancel")
+        if velocity_limits is None or not 0.0 < velocity_limits[i] < math.inf:
+            return None, (f"joint [{joint}] has no velocity limit in the URDF; falling back to hold position on "
+                          f"cancel")
+    return np.asarray(max_deceleration, dtype=float), None
+
+
+def stop_points(q: np.ndarray, qd: np.ndarray, deceleration: np.ndarray, period: float):
+    """The ramp to rest from (q, q̇) at constant deceleration a per joint (decelerate_to_hold_position, cpp
+    1847-1933): times k·period (s, from 0) up to the last joint's stop time t_s = |q̇|/a; before its t_s a joint is
+    at q + q̇ t − s a t²/2 with velocity q̇ − s a t (not past 0) and acceleration −s a (s the sign of q̇, + for 0),
+    after it at rest at q + s q̇²/(2a). Returns (times, positions, velocities, accelerations), (points, n)."""
+    direction = np.where(qd >= 0.0, 1.0, -1.0)
+    stop_time = np.abs(qd) / deceleration
+    held = q + direction * qd ** 2 / (2.0 * deceleration)
+    times = np.arange(int(math.ceil(stop_time.max() / period)) + 1) * period
+    t = times[:, None]
+    moving = (t < stop_time) & (np.abs(qd) > FLOAT_EPSILON)
+    velocities = np.where(moving, qd - direction * deceleration * t, 0.0)
+    velocities = np.where(velocities * direction < 0.0, 0.0, velocities)
+    positions = np.where(moving, q + qd * t - 0.5 * direction * deceleration * t ** 2, held)
+    accelerations = np.where(moving, -direction * deceleration, 0.0)
+    return times, positions, velocities, accelerations
 
 
 def controller_joints(dof_names: Sequence[str], command_interfaces: Sequence[tuple[str, Sequence[str]]] = (),
@@ -489,6 +530,19 @@ class JointTrajectoryController:
                                              self.settings.interpolation)
         self.holding, self.first_sample = False, True
 
+    def halt(self, now: float, q: np.ndarray, qd: np.ndarray) -> None:
+        """Come to rest from (q, q̇): with ``deceleration`` along :func:`stop_points` from ``now``, else hold ``q``
+        (JTC's choice between decelerate_to_hold_position and set_hold_position, cpp 365-373, 486-497, 535-545,
+        554-562, 570-578, 1437-1446); the stop counts as holding (its tolerances unchecked)."""
+        deceleration = self.settings.deceleration
+        if deceleration is None:
+            self.hold(now, q)
+            return
+        times, positions, velocities, accelerations = stop_points(q, qd, deceleration, self.settings.update_period)
+        self.reference = TrajectoryReference(now + times, positions, velocities, None, accelerations,
+                                             self.settings.interpolation)
+        self.origin, self.offset, self.holding = now, 0, True
+
     def hold(self, now: float, q: np.ndarray) -> None:
         """Hold the positions ``q`` at rest from ``now`` (JTC's set_hold_position, cpp 1835-1845)."""
         self.reference = TrajectoryReference(np.array([now]), q[None, :].copy())
@@ -507,14 +561,14 @@ class JointTrajectoryController:
         self.reference, self.holding = None, True
         return ended
 
-    def cancel(self, goal: object, now: float, q: np.ndarray) -> Ended | None:
-        """Cancel ``goal`` if it is the running one: it ends CANCELED and the robot holds where it is (cpp
-        1419-1449)."""
+    def cancel(self, goal: object, now: float, q: np.ndarray, qd: np.ndarray | None = None) -> Ended | None:
+        """Cancel ``goal`` if it is the running one: it ends CANCELED and the robot comes to rest from (q, q̇) (holds
+        where it is without a deceleration; cpp 1419-1449)."""
         if goal is None or goal is not self.goal:
             return None
-        self.hold(now, q)
-        return self.stop(Outcome(ErrorCode.SUCCESSFUL, f"canceled at t = {now:.3f} s; holding the position "
-                                                       "reached"), canceled=True)
+        self.halt(now, q, np.zeros_like(q) if qd is None else qd)
+        how = "holding the position reached" if self.settings.deceleration is None else "decelerating to rest"
+        return self.stop(Outcome(ErrorCode.SUCCESSFUL, f"canceled at t = {now:.3f} s; {how}"), canceled=True)
 
     def sample(self, t: float, q: np.ndarray | None = None) -> Reference | None:
         """The desired state at simulated time t, or None without a trajectory (for the control law). Given the
@@ -546,7 +600,7 @@ class JointTrajectoryController:
             # JTC holds where the robot is (cpp 355-375); that tick's checks then skip the held trajectory, so a
             # running goal counts as reached and the last point is held (cpp 499-516)
             if self.goal is None:
-                self.hold(now, q)
+                self.halt(now, q, qd)
             else:
                 self._hold_last_point(now)
                 ended = self.stop(Outcome(ErrorCode.SUCCESSFUL, f"{SUCCEEDED} (cmd_timeout: {since_end:.3f} s after "
@@ -557,7 +611,7 @@ class JointTrajectoryController:
             outside = None if before_last_point else _violations(joints, tolerances.goal, position_error,
                                                                  velocity_error)
             if path:
-                self.hold(now, q)
+                self.halt(now, q, qd)
                 ended = self.stop(Outcome(ErrorCode.PATH_TOLERANCE_VIOLATED,
                                           f"{PATH_VIOLATED}: {path} at t = {now:.3f} s"))
             elif not before_last_point and outside is None:
@@ -567,7 +621,7 @@ class JointTrajectoryController:
                                                                     f"last point; largest position error "
                                                                     f"{np.abs(position_error).max():.3g}"))
             elif outside is not None and tolerances.goal_time != 0.0 and since_end > tolerances.goal_time:
-                self.hold(now, q)
+                self.halt(now, q, qd)
                 ended = self.stop(Outcome(ErrorCode.GOAL_TOLERANCE_VIOLATED,
                                           f"{GOAL_TIME_EXCEEDED.format(since_end)}: {outside}"))
         self.first_sample = False

@@ -159,7 +159,8 @@ class DiscreteRobotNode(SimulatorNode):
             self, values["controller_name"], joints,
             declare_controller_parameters(self, values["controller_name"], joints, values["controllers_file"],
                                           gains=True),
-            self._joint_state, topic_aliases=("joint_trajectory",), wraparound=continuous_joints(model, joints))
+            self._joint_state, topic_aliases=("joint_trajectory",), wraparound=continuous_joints(model, joints),
+            velocity_limits=model.velocity_limits[self.controlled], update_period=1.0 / values["publish_rate"])
         self.hold_on_start = values["hold_on_start"]
         if self.hold_on_start:
             self.controller.hold()

@@ -43,6 +43,7 @@ from discrete_robot.discrete.execution import (
     Outcome,
     Update,
     effective_cmd_timeout,
+    effective_deceleration,
     goal_tolerances,
     seconds,
     validate_trajectory,
@@ -85,6 +86,10 @@ CONTROLLER_PARAMETERS = [
     ParameterSpec("allow_integration_in_goal_trajectories", False, "accept points without positions (or "
                                                                    "velocities): integrated from the velocities "
                                                                    "and accelerations"),
+    ParameterSpec("constraints.decelerate_on_cancel", False, "on a cancel or an abort, stop at each joint's "
+                                                             "max_deceleration_on_cancel instead of holding where "
+                                                             "the joints are (needs every joint's deceleration > 0 "
+                                                             "and URDF velocity limit)", read_only=True),
     ParameterSpec("cmd_timeout", 0.0, "s after a trajectory's last point before the controller holds where the "
                                       "robot is (a running goal then succeeds, as in JTC); 0 = off; must exceed "
                                       "constraints.goal_time, else off; read when the controller starts",
@@ -96,9 +101,12 @@ CONTROLLER_PARAMETERS = [
                                                                        "accelerations) or none",
                   check=one_of(*(m.value for m in Interpolation)), read_only=True),
 ]
-#: per joint, JTC's constraints.<joint>.trajectory and .goal: position tolerances, rad or m, 0 = unchecked
+#: per joint, JTC's constraints.<joint>.trajectory and .goal (position tolerances, rad or m, 0 = unchecked) and
+#: .max_deceleration_on_cancel
 JOINT_CONSTRAINTS = {"trajectory": "path position tolerance of {joint} while moving, rad or m (0 = unchecked)",
-                     "goal": "goal position tolerance of {joint}, rad or m (0 = unchecked)"}
+                     "goal": "goal position tolerance of {joint}, rad or m (0 = unchecked)",
+                     "max_deceleration_on_cancel": "deceleration of {joint} when it stops with "
+                                                   "constraints.decelerate_on_cancel, rad/s² or m/s²"}
 
 
 #: per joint, JTC's gains.<joint>.p and .d (yaml 136-152, default 0.0); here the gains of the computed-torque law
@@ -174,16 +182,18 @@ def declare_controller_parameters(node, name: str, joints: Sequence[str], contro
 
 
 def controller_settings(joints: Sequence[str], values: dict, wraparound: np.ndarray | None = None,
-                        cmd_timeout: float = 0.0) -> ControllerSettings:
+                        cmd_timeout: float = 0.0, deceleration: np.ndarray | None = None,
+                        update_period: float = 0.01) -> ControllerSettings:
     """ControllerSettings from the parameters' values by name; ``wraparound``: the continuous joints (bool each);
-    ``cmd_timeout``: as it took effect when the controller started (effective_cmd_timeout), s."""
+    ``cmd_timeout`` and ``deceleration`` as they took effect when the controller started (effective_cmd_timeout,
+    effective_deceleration); ``update_period``: s between the controller's updates."""
     return ControllerSettings(
         tuple(joints), np.array([values[f"constraints.{j}.trajectory"] for j in joints], dtype=float),
         np.array([values[f"constraints.{j}.goal"] for j in joints], dtype=float),
         values["constraints.goal_time"], values["constraints.stopped_velocity_tolerance"],
         values["allow_partial_joints_goal"], values["allow_nonzero_velocity_at_trajectory_end"],
         Interpolation(values["interpolation_method"]), values["allow_integration_in_goal_trajectories"],
-        cmd_timeout=cmd_timeout, wraparound=wraparound)
+        cmd_timeout=cmd_timeout, wraparound=wraparound, deceleration=deceleration, update_period=update_period)
 
 
 def _result(code: ErrorCode, message: str):
@@ -210,17 +220,25 @@ class TrajectoryControllerEndpoints:
     """One joint_trajectory_controller on ``node`` for ``joints``: its endpoints under ``<name>/`` and the goal
     life cycle. ``state()`` gives (simulated time s, positions, velocities) in ``joints`` order;
     ``topic_aliases`` are further topics that take trajectories (the node's older names); ``wraparound`` marks the
-    continuous joints, whose errors are shortest angles (JTC's angle wraparound)."""
+    continuous joints, whose errors are shortest angles (JTC's angle wraparound); ``velocity_limits`` (joints order,
+    inf = none) enable decelerate_on_cancel as the URDF's do in JTC; ``update_period``: s between ``tick`` calls."""
 
     def __init__(self, node, name: str, joints: Sequence[str], values: dict,
                  state: Callable[[], tuple[float, np.ndarray, np.ndarray]], topic_aliases: Sequence[str] = (),
-                 prefix: str = "", wraparound: np.ndarray | None = None):
+                 prefix: str = "", wraparound: np.ndarray | None = None,
+                 velocity_limits: np.ndarray | None = None, update_period: float = 0.01):
         self.node, self.name, self.joints, self.state, self.prefix = node, name, list(joints), state, prefix
         self.values, self.wraparound = dict(values), wraparound
-        # JTC reads cmd_timeout on activation only (cpp 1227-1246)
+        # JTC reads cmd_timeout on activation only (cpp 1227-1246), decelerate_on_cancel on configuration (136-172)
         self.cmd_timeout, problem = effective_cmd_timeout(values["cmd_timeout"], values["constraints.goal_time"])
-        if problem:
-            node.get_logger().warning(f"{name}: {problem}")
+        self.deceleration, unusable = effective_deceleration(
+            values["constraints.decelerate_on_cancel"],
+            np.array([values[f"constraints.{joint}.max_deceleration_on_cancel"] for joint in self.joints]),
+            velocity_limits, self.joints)
+        self.update_period = update_period
+        for reason in (problem, unusable):
+            if reason:
+                node.get_logger().warning(f"{name}: {reason}")
         self.core = JointTrajectoryController(self._settings())
         self.goals: dict[int, Future] = {}          # by id() of the goal handle (not hashable)
         self.feedback: FollowJointTrajectory.Feedback | None = None
@@ -253,7 +271,8 @@ class TrajectoryControllerEndpoints:
             self.core.configure(self._settings())
 
     def _settings(self) -> ControllerSettings:
-        return controller_settings(self.joints, self.values, self.wraparound, self.cmd_timeout)
+        return controller_settings(self.joints, self.values, self.wraparound, self.cmd_timeout, self.deceleration,
+                                   self.update_period)
 
     # ------------------------------------------------------------------------------------------ goals
 
@@ -299,8 +318,8 @@ class TrajectoryControllerEndpoints:
         return _result(ended.outcome.code, ended.outcome.message)
 
     def on_cancel(self, handle) -> CancelResponse:
-        now, q, _ = self.state()
-        self._report(self.core.cancel(handle, now, q))
+        now, q, qd = self.state()
+        self._report(self.core.cancel(handle, now, q, qd))
         return CancelResponse.ACCEPT
 
     def on_trajectory(self, msg: JointTrajectory) -> None:

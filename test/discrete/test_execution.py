@@ -15,6 +15,7 @@ from discrete_robot.discrete.execution import (
     ErrorCode,
     JointTrajectoryController,
     effective_cmd_timeout,
+    effective_deceleration,
     goal_tolerances,
     resolve_tolerance,
     shortest_angle,
@@ -432,3 +433,36 @@ def test_after_cmd_timeout_the_controller_holds_where_the_robot_is_and_a_running
     patient = JointTrajectoryController(_settings())
     patient.follow_message(trajectory, 0.0, np.zeros(2), np.zeros(2))
     assert not any(patient.update(t, stuck, np.zeros(2)) is None or patient.holding for t in times)
+
+
+# ---------------------------------------------------------------------------------------------- decelerate_on_cancel
+
+def test_decelerate_on_cancel_takes_effect_only_with_every_deceleration_and_velocity_limit():
+    # cpp 136-172: every joint needs max_deceleration_on_cancel > 0 and a URDF velocity limit > 0
+    decelerations, limits = np.array([2.0, 3.0]), np.array([1.0, 1.0])
+    assert effective_deceleration(False, decelerations, limits, JOINTS) == (None, None)
+    np.testing.assert_array_equal(effective_deceleration(True, decelerations, limits, JOINTS)[0], decelerations)
+    for bad, where in ((np.array([2.0, 0.0]), limits), (decelerations, np.array([1.0, np.inf]))):
+        deceleration, problem = effective_deceleration(True, bad, where, JOINTS)
+        assert deceleration is None and "joint [joint2]" in problem and "hold position" in problem
+
+
+def test_a_cancel_with_decelerate_on_cancel_stops_at_constant_deceleration():
+    # kinematics of a constant deceleration a from q̇0: q = q0 + q̇0 t - sign(q̇0) a t²/2 until t_s = |q̇0|/a, then
+    # at rest at q0 + sign(q̇0) q̇0²/(2a) (decelerate_to_hold_position, cpp 1847-1933)
+    deceleration = np.array([2.0, 4.0])
+    settings_ = ControllerSettings(JOINTS, np.zeros(2), np.zeros(2), deceleration=deceleration, update_period=0.01)
+    controller = JointTrajectoryController(settings_)
+    goal = validate_trajectory(settings_, _trajectory(JOINTS, [(3.0, [1.0, 1.0])]), 0.0)
+    controller.follow(goal, 0.0, np.zeros(2), np.zeros(2), goal="g")
+    q0, qd0 = np.array([0.3, -0.2]), np.array([1.0, -0.6])
+    ended = controller.cancel("g", 1.0, q0, qd0)
+    assert ended.canceled and controller.holding
+    stop_time = np.abs(qd0) / deceleration                                   # 0.5 s and 0.15 s
+    for t in (0.0, 0.05, 0.123, 0.3, 0.437, 0.6, 2.0):       # off the segments where a joint comes to rest
+        expected = np.where(t < stop_time, q0 + qd0 * t - 0.5 * np.sign(qd0) * deceleration * t ** 2,
+                            q0 + np.sign(qd0) * qd0 ** 2 / (2.0 * deceleration))
+        desired = controller.sample(1.0 + t)
+        np.testing.assert_allclose(desired.q, expected, atol=1e-9)
+        np.testing.assert_allclose(desired.qd, np.where(t < stop_time, qd0 - np.sign(qd0) * deceleration * t, 0.0),
+                                   atol=1e-9)

@@ -63,12 +63,14 @@ def test_jtc_s_parameters_have_its_names_and_defaults(ros):
                              "constraints.joint1.goal", "constraints.joint2.trajectory", "allow_partial_joints_goal",
                              "allow_nonzero_velocity_at_trajectory_end", "action_monitor_rate",
                              "interpolation_method", "allow_integration_in_goal_trajectories",
-                             "cmd_timeout"]) == {
+                             "cmd_timeout", "constraints.decelerate_on_cancel",
+                             "constraints.joint1.max_deceleration_on_cancel"]) == {
         "constraints.goal_time": 0.0, "constraints.stopped_velocity_tolerance": 0.01, "constraints.joint1.goal": 0.0,
         "constraints.joint2.trajectory": 0.0, "allow_partial_joints_goal": False,
         "allow_nonzero_velocity_at_trajectory_end": False, "action_monitor_rate": 20.0,
         "interpolation_method": "splines", "allow_integration_in_goal_trajectories": False,
-        "cmd_timeout": 0.0}
+        "cmd_timeout": 0.0, "constraints.decelerate_on_cancel": False,
+        "constraints.joint1.max_deceleration_on_cancel": 0.0}
     # gains.<joint>.p and .d (yaml 136-152, default 0.0); 0 here: the node's kp, kd
     assert _parameters(ros, ["gains.joint1.p", "gains.joint2.d"]) == {"gains.joint1.p": 0.0, "gains.joint2.d": 0.0}
 

@@ -1,6 +1,6 @@
-"""joint_trajectory_controller's angle wraparound on discrete_robot_node: a URDF continuous joint one turn on from
-its goal moves the short way and its goal error is the shortest angle (joint_trajectory_controller.cpp, kilted,
-90-116 and 1488-1500; trajectory.cpp 78-96)."""
+"""joint_trajectory_controller on a URDF wheel (discrete_robot_node): angle wraparound, a continuous joint one turn
+on from its goal moving the short way with its goal error the shortest angle (joint_trajectory_controller.cpp,
+kilted, 90-116 and 1488-1500; trajectory.cpp 78-96); decelerate_on_cancel (cpp 136-172, 1847-1933)."""
 
 import numpy as np
 import pytest
@@ -37,4 +37,34 @@ def test_a_continuous_joint_one_turn_on_goes_the_short_way_and_reaches_its_goal(
     assert response.status == GoalStatus.STATUS_SUCCEEDED, response.result.error_string
     final = ros.wait_for_message("joint_states", JointState, timeout=10.0)
     assert abs(final.position[0] - (2.0 * np.pi + 0.1)) < 0.02, "it moved 0.2 rad forward, one turn on"
+    assert node.alive()
+
+
+def test_a_cancel_with_decelerate_on_cancel_stops_the_wheel_at_its_deceleration(ros, tmp_path):
+    from action_msgs.msg import GoalStatus
+    from control_msgs.action import FollowJointTrajectory
+    from sensor_msgs.msg import JointState
+
+    from discrete_robot.ros.jtc_client import follow_joint_trajectory_goal
+
+    path = tmp_path / "wheel.urdf"
+    path.write_text(URDF)
+    node = ros.start("discrete_robot_node", params={
+        "model_file": str(path), "initial_positions": [0.0], "time_step": 0.002, "publish_rate": 50.0,
+        "constraints.decelerate_on_cancel": True, "constraints.wheel.max_deceleration_on_cancel": 0.25})
+    ros.wait_for_message("joint_states", JointState, timeout=30.0)
+    handle = ros.send_goal(FollowJointTrajectory, "joint_trajectory_controller/follow_joint_trajectory",
+                           follow_joint_trajectory_goal(["wheel"], [(k, [k]) for k in range(1, 21)]))   # 1 rad/s
+    assert handle.accepted
+    moving = ros.wait_for_message("joint_states", JointState, timeout=30.0, predicate=lambda m: m.position[0] > 1.0)
+    cancel = handle.cancel_goal_async()
+    assert ros.spin_until(cancel.done, 10.0)
+    assert ros.goal_result(handle, 10.0).status == GoalStatus.STATUS_CANCELED
+    ros.spin_until(lambda: False, 6.0)                     # the stop takes |q̇|/a = 4 s
+    rest = ros.wait_for_message("joint_states", JointState, timeout=10.0)
+    # at 1 rad/s and 0.25 rad/s² the wheel stops q̇²/(2a) = 2 rad on from where the cancel found it (holding
+    # instead would stop it within the tracking error); the cancel comes a little after the message read before it
+    travelled = rest.position[0] - moving.position[0]
+    assert 1.95 < travelled < 2.0 + 1.0, travelled
+    assert abs(rest.velocity[0]) < 1e-2
     assert node.alive()
