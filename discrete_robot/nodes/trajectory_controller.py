@@ -90,6 +90,10 @@ CONTROLLER_PARAMETERS = [
                                                              "max_deceleration_on_cancel instead of holding where "
                                                              "the joints are (needs every joint's deceleration > 0 "
                                                              "and URDF velocity limit)", read_only=True),
+    ParameterSpec("speed_scaling.initial_scaling_factor", 1.0, "JTC's; with an effort command interface JTC "
+                                                               "keeps the factor at 1.0 (and warns when this is "
+                                                               "not 1.0), as this node does", check=non_negative,
+                  value_range=(0.0, 1e6), read_only=True),
     ParameterSpec("cmd_timeout", 0.0, "s after a trajectory's last point before the controller holds where the "
                                       "robot is (a running goal then succeeds, as in JTC); 0 = off; must exceed "
                                       "constraints.goal_time, else off; read when the controller starts",
@@ -236,7 +240,11 @@ class TrajectoryControllerEndpoints:
             np.array([values[f"constraints.{joint}.max_deceleration_on_cancel"] for joint in self.joints]),
             velocity_limits, self.joints)
         self.update_period = update_period
-        for reason in (problem, unusable):
+        # cpp 1071-1092: speed scaling runs only without velocity, acceleration and effort command interfaces
+        scaling = None if values["speed_scaling.initial_scaling_factor"] == 1.0 else (
+            "speed scaling is currently only supported for position interfaces; this controller commands efforts, "
+            "so the scaling factor stays 1.0")
+        for reason in (problem, unusable, scaling):
             if reason:
                 node.get_logger().warning(f"{name}: {reason}")
         self.core = JointTrajectoryController(self._settings())

@@ -64,13 +64,14 @@ def test_jtc_s_parameters_have_its_names_and_defaults(ros):
                              "allow_nonzero_velocity_at_trajectory_end", "action_monitor_rate",
                              "interpolation_method", "allow_integration_in_goal_trajectories",
                              "cmd_timeout", "constraints.decelerate_on_cancel",
-                             "constraints.joint1.max_deceleration_on_cancel"]) == {
+                             "constraints.joint1.max_deceleration_on_cancel",
+                             "speed_scaling.initial_scaling_factor"]) == {
         "constraints.goal_time": 0.0, "constraints.stopped_velocity_tolerance": 0.01, "constraints.joint1.goal": 0.0,
         "constraints.joint2.trajectory": 0.0, "allow_partial_joints_goal": False,
         "allow_nonzero_velocity_at_trajectory_end": False, "action_monitor_rate": 20.0,
         "interpolation_method": "splines", "allow_integration_in_goal_trajectories": False,
         "cmd_timeout": 0.0, "constraints.decelerate_on_cancel": False,
-        "constraints.joint1.max_deceleration_on_cancel": 0.0}
+        "constraints.joint1.max_deceleration_on_cancel": 0.0, "speed_scaling.initial_scaling_factor": 1.0}
     # gains.<joint>.p and .d (yaml 136-152, default 0.0); 0 here: the node's kp, kd
     assert _parameters(ros, ["gains.joint1.p", "gains.joint2.d"]) == {"gains.joint1.p": 0.0, "gains.joint2.d": 0.0}
 
@@ -119,3 +120,16 @@ def test_a_controllers_file_without_the_controller_stops_the_node_in_one_line(ro
     log = node.log()
     assert "no 'joint_trajectory_controller: ros__parameters:' section" in log and "arm_controller" in log
     assert "Traceback" not in log
+
+
+def test_speed_scaling_stays_one_with_effort_commands_as_in_jtc(ros):
+    # cpp 1071-1092: with an effort command interface JTC creates no ~/speed_scaling_input, keeps the factor at 1.0
+    # and warns when speed_scaling.initial_scaling_factor is not 1.0
+    from control_msgs.msg import JointTrajectoryControllerState
+
+    node = ros.start("discrete_robot_node", params={"speed_scaling.initial_scaling_factor": 0.5})
+    state = ros.wait_for_message("joint_trajectory_controller/controller_state", JointTrajectoryControllerState,
+                                 timeout=30.0)
+    assert state.speed_scaling_factor == 1.0
+    assert "speed scaling is currently only supported for position interfaces" in node.log()
+    assert node.alive()
