@@ -11,8 +11,9 @@ export PYTHONUNBUFFERED := 1
 setup:
 	@scripts/setup_env.sh
 
-# two pytest-xdist workers, each ROS test on a domain of its own (test/conftest.py)
-TEST_WORKERS ?= 2
+# three pytest-xdist workers on two cores, each ROS test on a domain of its own (test/conftest.py): the ROS tests
+# mostly wait on simulated time, so a third worker uses the idle CPU (906 tests: 6 min 31 s with 3, 9 min 37 s with 2)
+TEST_WORKERS ?= 3
 test: setup
 	$(PYTHON) -m pytest -q -n $(TEST_WORKERS)
 
