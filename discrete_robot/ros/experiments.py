@@ -48,6 +48,7 @@ DEMO_ARM = "planar_2link"          # bringup's arm (and its scene, config/table_
 DEMO_PUSH_GOAL = (1.06, 0.0, 0.35)  # m, m, rad: 4 cm back and 20 degrees round from the scene's start
 PLAN_START = (-math.pi / 2, 0.0)  # hanging (gravity -y): the motors have torque to spare at the start
 PLAN_GOAL = (0.0, math.pi / 2)
+PLANNER_STATE_WAIT = 60.0  # s a plan request is repeated while the planner has not heard the arm
 SETTLE_TIME = 2.0  # s the arm holds the start before the planned motion
 TORQUE_MARGIN = 0.9  # share of the torque limits the plan may use
 AT_REST_SPEED = 1e-3  # rad/s: every joint slower than this counts as having stopped
@@ -110,7 +111,14 @@ def plan_execute(session: RosSession, output_dir: Path, progress: tqdm) -> dict:
     subscription = session.node.create_subscription(JointState, "joint_states", states.append, 10)
     request = PlanTrajectory.Request(joint_names=names, waypoints=[_point(PLAN_GOAL)], max_effort=max_effort,
                                      method="min_time", execute=True)
-    response = session.call(PlanTrajectory, "plan_trajectory", request, timeout=60.0 + MAX_OVERTIME)
+    deadline = time.monotonic() + PLANNER_STATE_WAIT
+    while True:
+        response = session.call(PlanTrajectory, "plan_trajectory", request, timeout=60.0 + MAX_OVERTIME)
+        # the planner runs in its own process and, on a busy machine, may not have heard the arm yet: it then
+        # refuses at once, computing nothing, and is asked again
+        if response.success or "state is unknown" not in response.message or time.monotonic() > deadline:
+            break
+        session.spin_until(lambda: False, 0.5)
     session.node.destroy_subscription(subscription)
     if not response.success:
         raise ExperimentError(f"plan_trajectory failed: {response.message}")
