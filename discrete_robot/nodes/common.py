@@ -384,16 +384,19 @@ class GuardedNode(Node):
 
 def _known_parameter_types(callback: Callable) -> Callable:
     """rclpy's set_parameters(_atomically) handler, refusing a request with a parameter value of an unknown type
-    (rcl_interfaces ParameterType; rclpy would raise ValueError) by naming the parameter, with one result per
-    parameter as the service defines (a set_parameters request is then refused whole)."""
+    (rcl_interfaces ParameterType; rclpy would raise ValueError) by naming the parameter, or with an empty name,
+    with one result per parameter as the service defines (a set_parameters request is then refused whole)."""
     known = {kind.value for kind in Parameter.Type}
 
     def handle(request, response):
         unknown = [f"{p.name} (value.type {p.value.type} is not a ParameterType)" for p in request.parameters
                    if p.value.type not in known]
-        if not unknown:
+        # rclpy sets a parameter named "" without a word (no node declares one), whatever its value, NaN included
+        unnamed = ["a parameter with an empty name" for p in request.parameters if not p.name]
+        if not unknown and not unnamed:
             return callback(request, response)
-        reason = "not set: unknown parameter type: " + ", ".join(unknown)
+        reason = "not set: " + "; ".join(filter(None, [
+            "unknown parameter type: " + ", ".join(unknown) if unknown else "", ", ".join(unnamed)]))
         if hasattr(response, "results"):
             response.results = [SetParametersResult(successful=False, reason=reason) for _ in request.parameters]
         else:

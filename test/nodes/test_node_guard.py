@@ -188,3 +188,24 @@ def test_a_parameter_of_an_unknown_type_is_refused_naming_it(context):
     fine = _call(server, client, SetParameters, "typed_server/set_parameters",
                  SetParameters.Request(parameters=[good]), context)
     assert fine.results[0].successful and server.get_parameter("kp").value == 5.0
+
+
+def test_a_parameter_with_an_empty_name_is_refused(context):
+    """rclpy set a parameter named "" (declared by no node) with any value, NaN included, and answered success:
+    the fuzzer's non-finite successes on discrete_robot_node's set_parameters."""
+    import math
+
+    from rcl_interfaces.msg import Parameter as ParameterMsg
+    from rcl_interfaces.msg import ParameterValue
+    from rcl_interfaces.srv import SetParameters
+    from rclpy.node import Node
+
+    from discrete_robot.nodes.common import GuardedNode
+
+    server = GuardedNode("unnamed_server", context=context)
+    server.declare_parameter("kp", 100.0)
+    client = Node("unnamed_client", context=context)
+    unnamed = ParameterMsg(name="", value=ParameterValue(type=3, double_value=math.nan))
+    answer = _call(server, client, SetParameters, "unnamed_server/set_parameters",
+                   SetParameters.Request(parameters=[unnamed]), context)
+    assert not answer.results[0].successful and "empty name" in answer.results[0].reason

@@ -15,6 +15,7 @@ def _stamp(msg) -> float:
 
 
 def test_two_namespaced_arms_share_one_clock_and_one_tf_tree(ros):
+    from rclpy.qos import QoSProfile
     from rosgraph_msgs.msg import Clock
     from sensor_msgs.msg import JointState
     from tf2_msgs.msg import TFMessage
@@ -41,8 +42,11 @@ def test_two_namespaced_arms_share_one_clock_and_one_tf_tree(ros):
     assert {c.split("/")[0] for c in children} == {"arm1", "arm2"}, sorted(children)
     assert {p.split("/")[0] for p in parents} == {"arm1", "arm2"}, sorted(parents)
     fixed = set()
+    # one latched message per publisher: a depth of 1 would keep only the last of the two worlds' (tf2's static
+    # listener keeps 100)
+    static_qos = QoSProfile(depth=100, reliability=LATCHED_QOS.reliability, durability=LATCHED_QOS.durability)
     static = ros.node.create_subscription(TFMessage, "/tf_static", lambda m: fixed.update(
-        (t.header.frame_id, t.child_frame_id.split("/")[0]) for t in m.transforms), LATCHED_QOS)
+        (t.header.frame_id, t.child_frame_id.split("/")[0]) for t in m.transforms), static_qos)
     ros.spin_until(lambda: {("world", "arm1"), ("world", "arm2")} <= fixed, 90.0)   # a loaded machine discovers late
     ros.node.destroy_subscription(static)
     assert {("world", "arm1"), ("world", "arm2")} <= fixed, sorted(fixed)
