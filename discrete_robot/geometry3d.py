@@ -15,24 +15,7 @@ import math
 
 import numpy as np
 
-from discrete_robot.jit import njit
-
-
-@njit
-def skew(v: np.ndarray) -> np.ndarray:
-    """Hat map: the 3x3 matrix [v]ₓ with [v]ₓ u = v × u."""
-    out = np.empty((3, 3))
-    skew_into(v, out)
-    return out
-
-
-@njit
-def skew_into(v, out):
-    """:func:`skew` into ``out`` (3×3), for kernels that reuse their workspace."""
-    out[0, 0], out[0, 1], out[0, 2] = 0.0, -v[2], v[1]
-    out[1, 0], out[1, 1], out[1, 2] = v[2], 0.0, -v[0]
-    out[2, 0], out[2, 1], out[2, 2] = -v[1], v[0], 0.0
-
+from discrete_robot.jit import njit, overload
 
 _LEVI_CIVITA = np.zeros((3, 3, 3))
 _LEVI_CIVITA[0, 1, 2] = _LEVI_CIVITA[1, 2, 0] = _LEVI_CIVITA[2, 0, 1] = 1.0
@@ -42,26 +25,53 @@ _HAT = _LEVI_CIVITA.transpose(1, 0, 2).reshape(3, 9)
 
 
 def hat(v: np.ndarray) -> np.ndarray:
-    """Batched hat map, (..., 3) -> (..., 3, 3) with hat(v) @ u = v × u (numpy; :func:`skew` is the compiled
-    form of one vector, for kernels)."""
+    """Hat map: the 3x3 matrix [v]ₓ with [v]ₓ u = v × u, for v of shape (..., 3) -> (..., 3, 3).
+
+    In Python it is batched (numpy); inside a kernel it takes one vector (its compiled form below)."""
     return (v @ _HAT).reshape(v.shape[:-1] + (3, 3))
 
 
-def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """a × b over the last axis (broadcasting); np.cross is several times slower on small batches."""
-    return (hat(a) @ b[..., None])[..., 0]
+@njit
+def hat_into(v, out):
+    """:func:`hat` of one vector into ``out`` (3×3), for kernels that reuse their workspace."""
+    out[0, 0], out[0, 1], out[0, 2] = 0.0, -v[2], v[1]
+    out[1, 0], out[1, 1], out[1, 2] = v[2], 0.0, -v[0]
+    out[2, 0], out[2, 1], out[2, 2] = -v[1], v[0], 0.0
+
+
+@overload(hat)
+def _hat_compiled(v):
+    """The compiled :func:`hat` of one vector (numba's implementation of the Python function above)."""
+    def implementation(v):
+        out = np.empty((3, 3))
+        hat_into(v, out)
+        return out
+    return implementation
 
 
 @njit
-def unskew(S: np.ndarray) -> np.ndarray:
-    """Vee map, the inverse of :func:`skew` (of the skew-symmetric part of S)."""
+def vee(S: np.ndarray) -> np.ndarray:
+    """Vee map, the inverse of :func:`hat` (of the skew-symmetric part of S)."""
     return 0.5 * np.array([S[2, 1] - S[1, 2], S[0, 2] - S[2, 0], S[1, 0] - S[0, 1]])
 
 
-@njit
-def cross3(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """a × b for two vectors of shape (3,)."""
-    return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
+def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a × b over the last axis (broadcasting); np.cross is several times slower on small batches.
+
+    Component by component, so one vector gives bit for bit what the compiled form below gives."""
+    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
+    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
+    return np.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
+
+
+@overload(cross)
+def _cross_compiled(a, b):
+    """The compiled :func:`cross` of two vectors of shape (3,)."""
+    def implementation(a, b):
+        out = np.empty(3)
+        cross_into(a, b, out)
+        return out
+    return implementation
 
 
 @njit
@@ -72,7 +82,7 @@ def solve3(A: np.ndarray, b: np.ndarray) -> np.ndarray:
     LAPACK's dispatch would cost several times the arithmetic.
     """
     c0, c1, c2 = A[:, 0].copy(), A[:, 1].copy(), A[:, 2].copy()
-    r0, r1, r2 = cross3(c1, c2), cross3(c2, c0), cross3(c0, c1)
+    r0, r1, r2 = cross(c1, c2), cross(c2, c0), cross(c0, c1)
     return np.array([r0 @ b, r1 @ b, r2 @ b]) / (c0 @ r0)
 
 
@@ -186,7 +196,7 @@ def right_jacobian_inverse(theta: np.ndarray) -> np.ndarray:
     (its series 1/12 + |θ|²/720 is used below 1e-4 rad, where the closed form loses digits).
     """
     angle = math.sqrt(theta[0] ** 2 + theta[1] ** 2 + theta[2] ** 2)
-    K = skew(theta)
+    K = hat(theta)
     if angle < 1e-4:
         coefficient = 1.0 / 12.0 + angle ** 2 / 720.0
     else:

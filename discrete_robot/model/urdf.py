@@ -19,7 +19,7 @@ import numpy as np
 from transforms3d.euler import mat2euler
 
 from discrete_robot.errors import ModelError
-from discrete_robot.geometry3d import rotation_about
+from discrete_robot.geometry3d import hat, rotation_about
 from discrete_robot.model.description import JointType, RobotModel
 
 WORLD_FRAME = "world"
@@ -47,7 +47,7 @@ def _rotation_z_to(direction: np.ndarray) -> np.ndarray:
     sin, cos = np.linalg.norm(axis), float(z @ direction)
     if sin < 1e-12:
         return np.eye(3) if cos > 0 else np.diag([1.0, -1.0, -1.0])
-    K = np.array([[0.0, -axis[2], axis[1]], [axis[2], 0.0, -axis[0]], [-axis[1], axis[0], 0.0]]) / sin
+    K = hat(axis) / sin
     return np.eye(3) + sin * K + (1.0 - cos) * (K @ K)
 
 

@@ -60,6 +60,7 @@ import numpy as np
 from discrete_robot.errors import ConvergenceError, ModelError
 from discrete_robot.geometry3d import (
     cross_add,
+    hat_into,
     mat_mul,
     mat_mul_add,
     mat_t_vec,
@@ -70,7 +71,6 @@ from discrete_robot.geometry3d import (
     quaternion_to_matrix,
     right_jacobian_inverse,
     rotation_into,
-    skew_into,
 )
 from discrete_robot.jit import njit
 from discrete_robot.space.loads import LoadFrame
@@ -273,8 +273,8 @@ def partial_derivatives(model, work):
     for b in range(1, ints.shape[0]):
         p, own = ints[b, PARENT], 1 + ints[b, DEPTH]
         A = relative[b]
-        skew_into(offset[b], rx)
-        skew_into(com[b], Rx)
+        hat_into(offset[b], rx)
+        hat_into(com[b], Rx)
         for s in range(own):
             mat_mul(X[p, s], A, X[b, s])
             carried[:, :] = Y[p, s]
@@ -491,10 +491,10 @@ def bias_forces(model, work):
     A_rate = np.empty((3, 3))
     for b in range(nb - 1, 0, -1):      # children before parents
         p = ints[b, PARENT]
-        skew_into(rel[b], w_hat)
+        hat_into(rel[b], w_hat)
         mat_mul(relative[b], w_hat, A_rate)
-        skew_into(offset[b], rx)
-        skew_into(com[b], Rx)
+        hat_into(offset[b], rx)
+        hat_into(com[b], Rx)
         _joint_map(A_rate, rx, Rx, T_rate)
         _spatial_mat_vec_add(T_rate, P[b], P_rate[p])
         _spatial_mat_vec_add(T[b], P_rate[b], P_rate[p])
@@ -523,13 +523,13 @@ def bias_forces(model, work):
         A = relative[b]
         cross_add(rel[b], momentum[1 + b], terms[1 + b])
         # E_b = B(b, b) (subtree I Ω part) + A(b, b) (subtree m V part), eqs. (47), (50), (52)
-        skew_into(com[b], Rx)
+        hat_into(com[b], Rx)
         mat_t_vec(A, omega[p], vector)
-        skew_into(vector, own_b)
+        hat_into(vector, own_b)
         carried_velocity[:] = velocity[p]
         cross_add(omega[p], offset[b], carried_velocity)
         mat_t_vec(A, carried_velocity, vector)
-        skew_into(vector, own_a)
+        hat_into(vector, own_a)
         mat_mul_add(own_b, Rx, own_a)
         mat_vec_add(own_b, P[b, :3], terms[1 + b])
         mat_vec_add(own_a, P[b, 3:], terms[1 + b])

@@ -17,9 +17,8 @@ I), u̇ = [R0ᵀ ẍ0 − ω0 × V0, φ̈, ...] because J̇_r(0) φ̇ = −½ φ
 from dataclasses import replace
 
 import numpy as np
-from transforms3d.quaternions import qmult
 
-from discrete_robot.geometry3d import quaternion_exp
+from discrete_robot.geometry3d import hat, quaternion_exp, quaternion_multiply
 from discrete_robot.model.lagrangian import velocity_product_forces
 from discrete_robot.space.loads import validate_joint_torques, validate_loads
 from discrete_robot.space.newton_euler import equation_terms as newton_euler_terms
@@ -33,11 +32,11 @@ STEP = 1e-5  # central-difference step in q (m or rad); balances truncation (h²
 def _right_jacobian(phi: np.ndarray) -> np.ndarray:
     """J_r(φ) = I − (1 − cos θ)/θ² [φ] + (θ − sin θ)/θ³ [φ]², θ = |φ|: ω = J_r(φ) φ̇ for R = R* exp([φ])."""
     angle = float(np.linalg.norm(phi))
-    hat = np.array([[0.0, -phi[2], phi[1]], [phi[2], 0.0, -phi[0]], [-phi[1], phi[0], 0.0]])
+    phi_hat = hat(phi)
     if angle < 1e-4:
-        return np.eye(3) - 0.5 * hat + hat @ hat / 6.0
-    return (np.eye(3) - (1.0 - np.cos(angle)) / angle ** 2 * hat
-            + (angle - np.sin(angle)) / angle ** 3 * hat @ hat)
+        return np.eye(3) - 0.5 * phi_hat + phi_hat @ phi_hat / 6.0
+    return (np.eye(3) - (1.0 - np.cos(angle)) / angle ** 2 * phi_hat
+            + (angle - np.sin(angle)) / angle ** 3 * phi_hat @ phi_hat)
 
 
 def _rotation_blocks(robot: SpaceRobot) -> list[slice]:
@@ -55,12 +54,12 @@ def _configuration(robot: SpaceRobot, reference: SpaceRobotState, q: np.ndarray)
     for link in robot.links:
         values = q[6 + link.rates.start:6 + link.rates.stop]
         if link.kind is JointKind.SPHERICAL:
-            joint_quaternions[link.quaternion_index] = qmult(joint_quaternions[link.quaternion_index],
+            joint_quaternions[link.quaternion_index] = quaternion_multiply(joint_quaternions[link.quaternion_index],
                                                              quaternion_exp(values))
         else:
             angles[link.angles] = values
     return replace(reference, base_position=q[:3], joint_angles=angles, joint_orientations=joint_quaternions,
-                   base_orientation=qmult(reference.base_orientation, quaternion_exp(q[3:6])))
+                   base_orientation=quaternion_multiply(reference.base_orientation, quaternion_exp(q[3:6])))
 
 
 def _coordinate_mass_matrix(robot: SpaceRobot, reference: SpaceRobotState, q: np.ndarray) -> np.ndarray:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from discrete_robot.geometry3d import skew
+from discrete_robot.geometry3d import hat
 from discrete_robot.space.kinematics import body_poses
 from discrete_robot.space.loads import resolve_loads, validate_joint_torques, validate_loads
 from discrete_robot.space.recursive import EquationTerms, solve_mass_matrix
@@ -64,7 +64,7 @@ def body_jacobians(robot: SpaceRobot, state: SpaceRobotState, poses=None) -> tup
     for b in range(n):
         arm = poses.com_positions[b] - base_com
         Jv[b, :, 0:3] = base_rotation
-        Jv[b, :, 3:6] = -skew(arm) @ base_rotation
+        Jv[b, :, 3:6] = -hat(arm) @ base_rotation
         Jw[b, :, 3:6] = base_rotation
         for axis in axes:
             if axis.body in robot.ancestors[b]:
@@ -124,7 +124,7 @@ def equation_terms(robot: SpaceRobot, state: SpaceRobotState, loads=(), joint_to
         bias += Jv[b].T @ (m * linear_bias[b]) + Jw[b].T @ gyroscopic
     world = resolve_loads(robot, poses, loads)
     for b, force, point, moment in zip(world.bodies, world.forces, world.points, world.moments, strict=True):
-        point_jacobian = Jv[b] - skew(point - poses.com_positions[b]) @ Jw[b]
+        point_jacobian = Jv[b] - hat(point - poses.com_positions[b]) @ Jw[b]
         forces += point_jacobian.T @ force + Jw[b].T @ moment
     forces[6:] += torques
     return EquationTerms(M, bias, forces)

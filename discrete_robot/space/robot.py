@@ -31,10 +31,9 @@ from functools import cached_property
 
 import numpy as np
 from transforms3d.euler import mat2euler
-from transforms3d.quaternions import mat2quat
 
 from discrete_robot.errors import InputError, ModelError
-from discrete_robot.geometry3d import rotation_about, skew
+from discrete_robot.geometry3d import hat, matrix_to_quaternion, rotation_about
 
 
 class JointKind(enum.Enum):
@@ -179,7 +178,7 @@ class SpaceRobot:
         rotation = np.eye(3)
         for axis, angle in zip(link.axes, angles, strict=True):
             rotation = rotation @ rotation_about(axis, angle)
-        return mat2quat(rotation)
+        return matrix_to_quaternion(rotation)
 
     @staticmethod
     def spherical_to_angles(link: SpaceLink, rotation: np.ndarray) -> np.ndarray:
@@ -278,7 +277,7 @@ def _check_joint_inertia(link: str, joint: str, kind: JointKind, axes: np.ndarra
     sweeps the plane of its first, so 2- and 3-DOF joints need it positive definite; a revolute
     joint needs aᵀ I_joint a > 0.
     """
-    about_joint = inertia + mass * skew(com).T @ skew(com)
+    about_joint = inertia + mass * hat(com).T @ hat(com)
     if kind is JointKind.REVOLUTE:
         smallest = float(axes[0] @ about_joint @ axes[0])
     else:

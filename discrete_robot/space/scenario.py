@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from transforms3d.quaternions import qmult
 
 from discrete_robot.errors import InputError
+from discrete_robot.geometry3d import quaternion_multiply
 from discrete_robot.model.description import load_model, package_config_path
 from discrete_robot.plotting import new_figure, save_figure
 from discrete_robot.space.loads import ExternalLoad, LoadFrame, paper_loads, validate_loads
@@ -106,7 +106,7 @@ def attitude_change(orientations: np.ndarray) -> np.ndarray:
     start = orientations[0] * np.array([1.0, -1.0, -1.0, -1.0])
     changes = [np.array([1.0, 0.0, 0.0, 0.0])]
     for quaternion in orientations[1:]:
-        change = qmult(quaternion, start)
+        change = quaternion_multiply(quaternion, start)
         changes.append(change if change @ changes[-1] >= 0.0 else -change)
     return np.array(changes)
 

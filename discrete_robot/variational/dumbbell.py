@@ -31,10 +31,16 @@ from functools import cached_property
 
 import numpy as np
 from scipy.integrate import solve_ivp
-from transforms3d.quaternions import mat2quat
 
 from discrete_robot.errors import ConvergenceError, InputError
-from discrete_robot.geometry3d import cross3, quaternion_to_matrix_unnormalised, rotation_about, skew, solve3
+from discrete_robot.geometry3d import (
+    cross,
+    hat,
+    matrix_to_quaternion,
+    quaternion_to_matrix_unnormalised,
+    rotation_about,
+    solve3,
+)
 
 
 @dataclass(frozen=True)
@@ -111,7 +117,7 @@ def loads(params: DumbbellParams, rotation: np.ndarray, position: np.ndarray) ->
     weighted = (mu_m / distance ** 3)[:, None] * r
     body_force = weighted @ rotation
     return Loads(-mu_m * float(np.sum(1.0 / distance)), weighted[0] + weighted[1],
-                 cross3(body_force[0], rho[0]) + cross3(body_force[1], rho[1]))
+                 cross(body_force[0], rho[0]) + cross(body_force[1], rho[1]))
 
 
 def energy(params: DumbbellParams, state: RigidBodyState, potential: float) -> float:
@@ -122,13 +128,13 @@ def energy(params: DumbbellParams, state: RigidBodyState, potential: float) -> f
 
 def angular_momentum(params: DumbbellParams, state: RigidBodyState) -> np.ndarray:
     """Total angular momentum about the attracting centre, x × m v + R J Ω (conserved: U is rotation-invariant)."""
-    return (params.mass * cross3(state.position, state.velocity)
+    return (params.mass * cross(state.position, state.velocity)
             + state.rotation @ (params.inertia @ state.omega))
 
 
 def cayley(f: np.ndarray) -> np.ndarray:
     """(I + f̂)(I − f̂)⁻¹ = I + 2/(1 + |f|²) (f̂ + f̂²), a rotation by 2 arctan|f| about f."""
-    s = skew(f)
+    s = hat(f)
     return np.eye(3) + (2.0 / (1.0 + f @ f)) * (s + s @ s)
 
 
@@ -138,12 +144,12 @@ def solve_relative_rotation(g: np.ndarray, inertia: np.ndarray, inertia_inverse:
     # Small-rotation solution (F ≈ I + 2f̂ gives 2Jf ≈ g) improved by one fixed-point sweep of the equation:
     # Newton then starts O(|g|³) away and needs two or three iterations.
     f = 0.5 * inertia_inverse @ g
-    f = 0.5 * inertia_inverse @ (g + cross3(g, f) + (g @ f) * f)
-    g_hat_minus_2J = skew(g) - 2.0 * inertia
+    f = 0.5 * inertia_inverse @ (g + cross(g, f) + (g @ f) * f)
+    g_hat_minus_2J = hat(g) - 2.0 * inertia
     tol2 = tol * tol
     for _ in range(max_iter):
         gf = g @ f
-        residual = g + cross3(g, f) + gf * f - 2.0 * inertia @ f
+        residual = g + cross(g, f) + gf * f - 2.0 * inertia @ f
         jacobian = g_hat_minus_2J + np.outer(f, g)
         jacobian.flat[::4] += gf
         delta = solve3(jacobian, -residual)
@@ -206,13 +212,13 @@ def continuous_dynamics(params: DumbbellParams, attitude: AttitudeForm = Attitud
         att, x, omega, v = y[:n_att], y[n_att:n_att + 3], y[n_att + 3:n_att + 6], y[n_att + 6:]
         if attitude == AttitudeForm.ROTATION_MATRIX:
             rotation = att.reshape(3, 3)
-            d_att = (rotation @ skew(omega)).ravel()
+            d_att = (rotation @ hat(omega)).ravel()
         else:
             rotation = quaternion_to_matrix_unnormalised(att)
             w, u = att[0], att[1:]
-            d_att = 0.5 * np.concatenate([[-(u @ omega)], w * omega + cross3(u, omega)])
+            d_att = 0.5 * np.concatenate([[-(u @ omega)], w * omega + cross(u, omega)])
         load = loads(params, rotation, x)
-        omega_dot = J_inv @ (cross3(J @ omega, omega) + load.moment)
+        omega_dot = J_inv @ (cross(J @ omega, omega) + load.moment)
         return np.concatenate([d_att, v, omega_dot, -load.gradient / m])
 
     return f
@@ -222,7 +228,8 @@ def simulate_rk45(params: DumbbellParams, initial: RigidBodyState, duration: flo
                   attitude: AttitudeForm = AttitudeForm.ROTATION_MATRIX, atol: float | None = None,
                   method: str = "RK45") -> DumbbellTrajectory:
     """scipy's ``method`` on eqs. (37)–(40), atol = rtol unless given, sampled at its own accepted steps."""
-    att0 = initial.rotation.ravel() if attitude == AttitudeForm.ROTATION_MATRIX else mat2quat(initial.rotation)
+    matrix_form = attitude == AttitudeForm.ROTATION_MATRIX
+    att0 = initial.rotation.ravel() if matrix_form else matrix_to_quaternion(initial.rotation)
     y0 = np.concatenate([att0, initial.position, initial.omega, initial.velocity])
     solution = solve_ivp(continuous_dynamics(params, attitude), (0.0, duration), y0, method=method,
                          rtol=rtol, atol=rtol if atol is None else atol)

@@ -31,7 +31,7 @@ import numpy as np
 from scipy.integrate import solve_ivp
 
 from discrete_robot.errors import InputError
-from discrete_robot.geometry3d import cross3
+from discrete_robot.geometry3d import cross
 
 E3 = np.array([0.0, 0.0, 1.0])
 
@@ -103,7 +103,7 @@ def lgvi_step(q: np.ndarray, omega: np.ndarray, h: float, params: SphericalPendu
     if a2 >= 1.0:
         raise InputError(f"spherical pendulum: step h = {h} s is too large for |ω| = {np.linalg.norm(omega)} "
                          "rad/s (eq. (35) has no solution)")
-    q1 = cross3(a, q) + np.sqrt(1.0 - a2) * q
+    q1 = cross(a, q) + np.sqrt(1.0 - a2) * q
     omega1 = a / h + half_gh * _cross_e3(q1)
     if control is not None:
         omega1 = omega1 + (0.5 * h / params.inertia) * _normal_part(u1, q1)
@@ -135,7 +135,7 @@ def continuous_dynamics(params: SphericalPendulumParams):
 
     def f(_t, y):
         q, omega = y[:3], y[3:]
-        return np.concatenate([cross3(omega, q), g_over_l * _cross_e3(q)])
+        return np.concatenate([cross(omega, q), g_over_l * _cross_e3(q)])
 
     return f
 

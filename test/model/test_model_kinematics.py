@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from transforms3d.euler import euler2mat
 
-from discrete_robot.geometry3d import unskew
+from discrete_robot.geometry3d import vee
 from discrete_robot.model.kinematics import body_jacobians, com_jacobians, forward_kinematics, kinematic_tree
 
 
@@ -31,7 +31,7 @@ def _numerical_jacobians(model, q, eps=1e-6, **base):
         plus, minus = forward_kinematics(model, q + dq, **base), forward_kinematics(model, q - dq, **base)
         Jv[:, :, k] = (plus.com_positions - minus.com_positions) / (2 * eps)
         Rdot = (plus.rotations - minus.rotations) / (2 * eps)
-        Jw[:, :, k] = [unskew(Rd @ Ri.T) for Rd, Ri in zip(Rdot, R, strict=True)]
+        Jw[:, :, k] = [vee(Rd @ Ri.T) for Rd, Ri in zip(Rdot, R, strict=True)]
     return Jv, Jw
 
 

@@ -7,7 +7,7 @@ import pytest
 from scipy.integrate import solve_ivp
 from transforms3d.quaternions import axangle2quat, quat2mat
 
-from discrete_robot.geometry3d import quaternion_to_matrix_unnormalised, skew, so3_exp
+from discrete_robot.geometry3d import hat, quaternion_to_matrix_unnormalised, so3_exp
 from discrete_robot.variational import dumbbell
 from discrete_robot.variational.comparison import orthogonality_errors
 
@@ -44,7 +44,7 @@ def test_relative_rotation_solves_eq_42():
         g = 2.0 * J @ (0.1 * rng.normal(size=3))  # a step turning the body by about 0.3 rad
         F = dumbbell.solve_relative_rotation(g, J, np.linalg.inv(J))
         Jd = 0.5 * np.trace(J) * np.eye(3) - J
-        np.testing.assert_allclose(F @ Jd - Jd @ F.T, skew(g), atol=1e-13 * np.abs(g).max())
+        np.testing.assert_allclose(F @ Jd - Jd @ F.T, hat(g), atol=1e-13 * np.abs(g).max())
         np.testing.assert_allclose(F.T @ F, np.eye(3), atol=1e-15)
 
 
