@@ -27,6 +27,6 @@ setup(
     license="Apache-2.0",
     entry_points={
         "console_scripts": [f"{node} = {package_name}.nodes.{node}:main" for node in NODES]
-        + [f"bringup = {package_name}.nodes.bringup:main"],
+        + [f"bringup = {package_name}.ros.bringup:main"],
     },
 )

@@ -1,1 +1,2 @@
-"""ROS 2 tooling that is not a node: launch support, topic recording, live experiments."""
+"""ROS 2 tooling that is not a node: bringup (every node as its own process), launch support, topic recording,
+live experiments."""

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from discrete_robot.nodes.bringup import COMPONENTS
+from discrete_robot.ros.bringup import COMPONENTS
 
 REPO = Path(__file__).resolve().parents[2]
 LAUNCH_FILES = sorted((REPO / "launch").glob("*.launch.py"))

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from discrete_robot.nodes.bringup import COMPONENTS
+from discrete_robot.ros.bringup import COMPONENTS
 
 REPO = Path(__file__).resolve().parents[2]
 README = (REPO / "README.md").read_text()
