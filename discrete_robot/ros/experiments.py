@@ -19,7 +19,6 @@ import math
 import time
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -37,7 +36,6 @@ from discrete_robot.cli import to_jsonable
 from discrete_robot.errors import DiscreteRobotError
 from discrete_robot.nodes.common import LATCHED_QOS, duration_seconds, seconds_to_duration_fields
 from discrete_robot.plotting import new_figure, save_figure
-from discrete_robot.ros.cli import SUMMARIES
 from discrete_robot.ros.push_experiment import push_to_pose
 from discrete_robot.ros.recorder import McapRecorder
 from discrete_robot.ros.session import RosSession
@@ -54,13 +52,6 @@ TORQUE_MARGIN = 0.9  # share of the torque limits the plan may use
 AT_REST_SPEED = 1e-3  # rad/s: every joint slower than this counts as having stopped
 MAX_OVERTIME = 20.0  # s the arm may take beyond the plan (and 2 s of settling) to stop
 ACTION = "joint_trajectory_controller/follow_joint_trajectory"
-
-
-@dataclass(frozen=True)
-class Experiment:
-    name: str
-    summary: str
-    function: Callable[[RosSession, Path, tqdm], dict]
 
 
 class ExperimentError(DiscreteRobotError):
@@ -321,16 +312,18 @@ def push_sweep_figure(half: float, offsets, paths, finals, friction: dict):
     return fig
 
 
-_FUNCTIONS = {"plan-execute": plan_execute, "space": space, "push-sweep": push_sweep,
-              "push-to-pose": functools.partial(push_to_pose, model_name=DEMO_ARM, goal=DEMO_PUSH_GOAL)}
-EXPERIMENTS = {name: Experiment(name, SUMMARIES[name], function) for name, function in _FUNCTIONS.items()}
+#: each experiment's function (session, output directory, progress bar) -> summary, by the name ``ros.cli`` lists
+#: with its one-line summary (there, so that ``--help`` imports no ROS module; this module never imports the CLI)
+EXPERIMENTS: dict[str, Callable[[RosSession, Path, tqdm], dict]] = {
+    "plan-execute": plan_execute, "space": space, "push-sweep": push_sweep,
+    "push-to-pose": functools.partial(push_to_pose, model_name=DEMO_ARM, goal=DEMO_PUSH_GOAL)}
 STEPS = {"plan-execute": 12, "space": 10, "push-sweep": 7, "push-to-pose": 2}  # progress-bar units of each
 
 
 def run(names: list[str], output_dir: Path, record: bool = True, functions: dict | None = None) -> dict:
     """Run the named experiments against the live nodes; record every topic to ``output_dir/<name>.mcap``.
     ``functions`` replaces the experiments' functions by name (an experiment run with the user's arguments)."""
-    functions = {name: experiment.function for name, experiment in EXPERIMENTS.items()} | (functions or {})
+    functions = EXPERIMENTS | (functions or {})
     output_dir = Path(output_dir)
     output_dir.mkdir(parents=True, exist_ok=True)
     summary = {"experiments": {}, "output_dir": output_dir.resolve()}
