@@ -34,6 +34,7 @@ from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from discrete_robot.cli import to_jsonable
 from discrete_robot.errors import DiscreteRobotError
+from discrete_robot.geometry2d import rotation2d
 from discrete_robot.nodes.common import LATCHED_QOS, duration_seconds, seconds_to_duration_fields
 from discrete_robot.plotting import new_figure, save_figure
 from discrete_robot.ros.push_experiment import push_to_pose
@@ -292,8 +293,7 @@ def push_sweep_figure(half: float, offsets, paths, finals, friction: dict):
     axes[0].plot(outline[:, 0], outline[:, 1], color="black", linewidth=1.5, label="footprint at the start")
     for offset, path, (x, y, theta) in zip(offsets, paths, finals, strict=True):
         line, = axes[0].plot(path[:, 0], path[:, 1], label=f"offset {offset * 100:+.1f} cm")
-        turn = np.array([[np.cos(theta), -np.sin(theta)], [np.sin(theta), np.cos(theta)]])
-        moved = outline @ turn.T + [x, y]
+        moved = outline @ rotation2d(theta).T + [x, y]
         axes[0].plot(moved[:, 0], moved[:, 1], color=line.get_color(), linewidth=0.8, alpha=0.7)
     axes[0].set(xlabel="x [m]", ylabel="y [m]", title="object centre paths and final footprints", aspect="equal")
     axes[0].legend(fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5))

@@ -20,6 +20,7 @@ from tqdm import tqdm
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from discrete_robot.errors import DiscreteRobotError
+from discrete_robot.geometry2d import yaw_of_quaternion
 from discrete_robot.manipulation.scene import load_scene, scene_path_for
 from discrete_robot.plotting import new_figure, save_figure
 from discrete_robot.pushing.simulation import to_world
@@ -40,8 +41,7 @@ def _stamp(msg) -> float:
 
 
 def _yaw(pose) -> float:
-    q = pose.orientation
-    return float(2.0 * np.arctan2(q.z, q.w))
+    return yaw_of_quaternion(pose.orientation.w, pose.orientation.z)
 
 
 def _settle(session: RosSession, names: list[str], ready) -> None:

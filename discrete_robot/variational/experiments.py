@@ -18,8 +18,8 @@ from pathlib import Path
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from discrete_robot.errors import InputError
 from discrete_robot.plotting import new_figure, save_figure
+from discrete_robot.validation import positive_step
 from discrete_robot.variational import (
     ALL,
     Experiment,
@@ -72,8 +72,6 @@ def _steps(duration: float, h: float) -> int:
 
 
 @dataclass(frozen=True)
-
-
 class Rk45Baselines:
     """One attitude/state form of the RK45 baseline: the equal-CPU-time run and the default-tolerance run."""
 
@@ -139,6 +137,16 @@ def _energy(trajectory) -> np.ndarray:
     return trajectory.energy
 
 
+def _energy_figure(output_dir: Path, name: str, title: str, curves, ylim: tuple[float, float] | None = None) -> Path:
+    """The energy (J) of every run against time, saved as ``name`` in ``output_dir``; the figure's path."""
+    fig, ax = new_figure()
+    _plot_curves(ax, curves, _energy, "E [J]")
+    if ylim is not None:
+        ax.set_ylim(*ylim)
+    ax.set_title(title)
+    return save_figure(fig, output_dir, name)
+
+
 def run_mass_spring(output_dir: Path | None, duration: float | None = None) -> dict:
     """Example 1: h = 0.035 s, 200 s, q0 = √2 m, q̇0 = 0 (E = 1 J), against RK45 and the exact solution."""
     article = ARTICLE_FIGURES[Experiment.MASS_SPRING]
@@ -156,11 +164,8 @@ def run_mass_spring(output_dir: Path | None, duration: float | None = None) -> d
               "initial_energy": float(vi.energy[0]), "vi": _vi_summary(vi, vi_seconds, metrics(vi)),
               **_baseline_entries("rk45", rk, metrics), "article": article}
     if output_dir is not None:
-        fig, ax = new_figure()
-        _plot_curves(ax, _curves(vi, "VI", {"RK45": rk}), _energy, "E [J]")
-        ax.set_ylim(0.9, 1.1)
-        ax.set_title(f"Mass-spring, h = {h} s")
-        result["plot"] = save_figure(fig, output_dir, "variational_mass_spring")
+        result["plot"] = _energy_figure(output_dir, "variational_mass_spring", f"Mass-spring, h = {h} s",
+                                        _curves(vi, "VI", {"RK45": rk}), ylim=(0.9, 1.1))
     return result
 
 
@@ -183,10 +188,8 @@ def run_planar_pendulum(output_dir: Path | None, duration: float | None = None) 
                   orthogonality_errors(vi.rotation).max())}),
               **_baseline_entries("rk45", rk, metrics), "article": article}
     if output_dir is not None:
-        fig, ax = new_figure()
-        _plot_curves(ax, _curves(vi, "Lie group VI on SO(2)", {"RK45": rk}), _energy, "E [J]")
-        ax.set_title(f"Planar pendulum, h = {h} s")
-        result["plot"] = save_figure(fig, output_dir, "variational_planar_pendulum")
+        result["plot"] = _energy_figure(output_dir, "variational_planar_pendulum", f"Planar pendulum, h = {h} s",
+                                        _curves(vi, "Lie group VI on SO(2)", {"RK45": rk}))
     return result
 
 
@@ -335,8 +338,8 @@ RUNNERS = {
 
 def run_experiment(args) -> dict:
     """The CLI entry: one experiment's result, or all of them keyed by name."""
-    if args.duration is not None and not (np.isfinite(args.duration) and args.duration > 0.0):
-        raise InputError(f"--duration must be a positive number of seconds, got {args.duration}")
+    if args.duration is not None:
+        positive_step(args.duration, "--duration")
     names = list(Experiment) if args.name == ALL else [Experiment(args.name)]
     results = {}
     for name in names:

@@ -26,7 +26,7 @@ import numpy as np
 
 from discrete_robot.errors import ConvergenceError, InputError
 from discrete_robot.model.lagrangian import LagrangianSystem
-from discrete_robot.validation import finite_vector
+from discrete_robot.validation import finite_vector, positive_step
 
 LOGGER = logging.getLogger(__name__)
 EPS = np.finfo(float).eps
@@ -43,13 +43,6 @@ class VariationalTrajectory:
     energy: np.ndarray
     newton_iterations: np.ndarray
 
-
-
-def _time_step(h: float) -> float:
-    h = float(h)
-    if not (np.isfinite(h) and h > 0.0):
-        raise InputError(f"time step h must be a positive finite number of seconds, got {h}")
-    return h
 
 
 class MidpointVariationalIntegrator:
@@ -85,20 +78,20 @@ class MidpointVariationalIntegrator:
 
     def discrete_lagrangian(self, q0, q1, h: float) -> float:
         """L_d(q0, q1, h) = h [½ vᵀM(q̄)v − V(q̄)], J s."""
-        n, h = self.dof, _time_step(h)
+        n, h = self.dof, positive_step(h, "time step h")
         q0, q1 = finite_vector(q0, n, "q0"), finite_vector(q1, n, "q1")
         qm, v = 0.5 * (q0 + q1), (q1 - q0) / h
         return h * (0.5 * float(v @ self.system.mass_matrix(qm) @ v) - self.system.potential(qm))
 
     def d1_lagrangian(self, q0, q1, h: float) -> np.ndarray:
         """D1 L_d(q0, q1, h) = h/2 ∂L/∂q(q̄, v) − M(q̄) v, shape (n,) (momentum units)."""
-        n, h = self.dof, _time_step(h)
+        n, h = self.dof, positive_step(h, "time step h")
         M, _, a, v = self._midpoint_terms(finite_vector(q0, n, "q0"), finite_vector(q1, n, "q1"), h)
         return 0.5 * h * a - M @ v
 
     def d2_lagrangian(self, q0, q1, h: float) -> np.ndarray:
         """D2 L_d(q0, q1, h) = h/2 ∂L/∂q(q̄, v) + M(q̄) v, shape (n,) (momentum units)."""
-        n, h = self.dof, _time_step(h)
+        n, h = self.dof, positive_step(h, "time step h")
         M, _, a, v = self._midpoint_terms(finite_vector(q0, n, "q0"), finite_vector(q1, n, "q1"), h)
         return 0.5 * h * a + M @ v
 
@@ -140,7 +133,7 @@ class MidpointVariationalIntegrator:
 
     def step(self, q, p, h: float, force=None) -> tuple[np.ndarray, np.ndarray]:
         """One step (q_k, p_k) ↦ (q_{k+1}, p_{k+1}) under a generalised force held over the step (N m or N)."""
-        n, h = self.dof, _time_step(h)
+        n, h = self.dof, positive_step(h, "time step h")
         q, p = finite_vector(q, n, "q"), finite_vector(p, n, "p")
         q1, p1, _ = self._step(q, p, h, np.zeros(n) if force is None else finite_vector(force, n, "force"))
         return q1, p1
@@ -156,7 +149,7 @@ class MidpointVariationalIntegrator:
 
     def simulate(self, q0, qd0, h: float, n_steps: int, forces=None) -> VariationalTrajectory:
         """n_steps steps from (q0, q̇0), p0 = M(q0) q̇0; ``forces`` (n_steps, n) is held over each step."""
-        n, h = self.dof, _time_step(h)
+        n, h = self.dof, positive_step(h, "time step h")
         if n_steps < 0:
             raise InputError(f"n_steps must be non-negative, got {n_steps}")
         q0, qd0 = finite_vector(q0, n, "q0"), finite_vector(qd0, n, "qd0")

@@ -22,6 +22,7 @@ from scipy.integrate import solve_ivp
 from scipy.special import ellipj, ellipk
 
 from discrete_robot.errors import InputError
+from discrete_robot.geometry2d import rotation2d
 
 
 @dataclass(frozen=True)
@@ -46,12 +47,6 @@ class PlanarPendulumTrajectory:
     energy: np.ndarray
 
 
-def rotation2(theta: float) -> np.ndarray:
-    """The rotation of the plane by θ radians."""
-    c, s = np.cos(theta), np.sin(theta)
-    return np.array([[c, -s], [s, c]])
-
-
 def energy(params: PlanarPendulumParams, rotation: np.ndarray, omega):
     """E = ½ m l² Ω² − m g l e2ᵀ R e2 (J); ``rotation`` (2, 2) or (N, 2, 2)."""
     ml = params.mass * params.length
@@ -72,10 +67,10 @@ def lgvi_step(rotation: np.ndarray, omega: float, h: float, params: PlanarPendul
 
 def simulate_vi(params: PlanarPendulumParams, theta0: float, omega0: float, h: float,
                 n_steps: int) -> PlanarPendulumTrajectory:
-    """n_steps Lie group variational steps from R0 = rotation2(θ0), Ω0."""
+    """n_steps Lie group variational steps from R0 = rotation2d(θ0), Ω0."""
     rotations = np.empty((n_steps + 1, 2, 2))
     omegas = np.empty(n_steps + 1)
-    rotations[0], omegas[0] = rotation2(theta0), omega0
+    rotations[0], omegas[0] = rotation2d(theta0), omega0
     rotation, omega = rotations[0], float(omega0)
     for k in range(n_steps):
         rotation, omega = lgvi_step(rotation, omega, h, params)
@@ -92,8 +87,7 @@ def simulate_rk45(params: PlanarPendulumParams, theta0: float, omega0: float, du
     solution = solve_ivp(lambda _t, y: [y[1], -g_over_l * np.sin(y[0])], (0.0, duration), [theta0, omega0],
                          method="RK45", rtol=rtol, atol=rtol if atol is None else atol)
     theta, omega = solution.y
-    c, s = np.cos(theta), np.sin(theta)
-    rotations = np.stack([np.stack([c, -s], axis=-1), np.stack([s, c], axis=-1)], axis=-2)
+    rotations = np.moveaxis(rotation2d(theta), -1, 0)      # (2, 2, N) for N angles -> (N, 2, 2)
     return PlanarPendulumTrajectory(solution.t, rotations, theta, omega, energy(params, rotations, omega))
 
 
