@@ -134,8 +134,9 @@ def _scaling() -> dict:
 def _mujoco_model(model):
     import mujoco
 
-    urdf = to_urdf(model).replace('<link name="world"', '<mujoco><compiler boundinertia="1e-10" discardvisual='
-                                  '"true"/></mujoco>\n  <link name="world"', 1)
+    # inertiafromgeom false: the massless fingertip link would get its sphere's mass (4 g at 1000 kg/m³)
+    urdf = to_urdf(model).replace('<link name="world"', '<mujoco><compiler boundinertia="1e-10" inertiafromgeom='
+                                  '"false" discardvisual="true"/></mujoco>\n  <link name="world"', 1)
     mj = mujoco.MjModel.from_xml_string(urdf)
     mj.opt.integrator = mujoco.mjtIntegrator.mjINT_RK4
     mj.opt.timestep = 1e-3
