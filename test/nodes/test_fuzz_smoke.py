@@ -2,28 +2,14 @@
 hypothesis-generated requests per service and messages per topic against the live nodes, with no crash, no
 hang and no success response holding a non-finite number."""
 
-import importlib.util
-from pathlib import Path
-
+import fuzz  # scripts/fuzz.py (pyproject's pytest pythonpath)
 import pytest
 
 pytestmark = pytest.mark.ros
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "fuzz.py"
 
-
-def _fuzz_module():
-    spec = importlib.util.spec_from_file_location("fuzz", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-FUZZ = _fuzz_module()
-
-
-@pytest.mark.parametrize("target", FUZZ.SMOKE_TARGETS, ids=lambda t: t.name)
+@pytest.mark.parametrize("target", fuzz.SMOKE_TARGETS, ids=lambda t: t.name)
 def test_a_hundred_generated_cases_neither_crash_nor_hang_the_node(ros, target):
-    tally = FUZZ.fuzz_target(ros.session, ros.workdir, target, cases=target.smoke_cases, timeout=15.0)
+    tally = fuzz.fuzz_target(ros.session, ros.workdir, target, cases=target.smoke_cases, timeout=15.0)
     assert tally["cases"] == target.smoke_cases
     assert (tally["crashes"], tally["hangs"], tally["non_finite_successes"]) == (0, 0, 0), tally

@@ -2,28 +2,16 @@
 of 100 000 simulation steps (which once took 20 s to end, or never). scripts/shutdown.py's cases, run here with a
 generous exit limit (a loaded machine may be slow to deliver a signal); the 2 s figure is `make soak`'s."""
 
-import importlib.util
 import signal
-from pathlib import Path
 
 import pytest
+import shutdown  # scripts/shutdown.py (pyproject's pytest pythonpath)
 
 pytestmark = pytest.mark.ros
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "shutdown.py"
 #: s: generous, for a loaded machine; scripts/shutdown.py holds nodes to 2 s
 EXIT_LIMIT_S = 15.0
-
-
-def _shutdown_module():
-    spec = importlib.util.spec_from_file_location("shutdown", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-SHUTDOWN = _shutdown_module()
-CASES = {case.name: case for case in SHUTDOWN.CASES}
+CASES = {case.name: case for case in shutdown.CASES}
 
 
 @pytest.mark.parametrize("name, sig", [("discrete_robot_node stepping a backlog", signal.SIGINT),
@@ -31,6 +19,6 @@ CASES = {case.name: case for case in SHUTDOWN.CASES}
                                        ("space_robot_node importing", signal.SIGINT),
                                        ("push_predictor_node importing", signal.SIGTERM)])
 def test_a_signal_ends_the_node_at_once_with_status_0_and_no_traceback(ros, name, sig):
-    result = SHUTDOWN.stop_case(ros.session, ros.workdir, CASES[name], sig)
+    result = shutdown.stop_case(ros.session, ros.workdir, CASES[name], sig)
     assert result["status"] == 0 and not result["traceback"], result
     assert result["exit_s"] < EXIT_LIMIT_S, result
