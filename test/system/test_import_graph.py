@@ -23,15 +23,16 @@ PACKAGE = Path(__file__).resolve().parents[2] / "discrete_robot"
 #: the layers of the package, bottom to top, by a module's first component below ``discrete_robot``
 LAYERS = {"nodes": 1, "ros": 2}          # everything else: the core, layer 0
 
-#: pushing/'s modules bottom to top (issue 27: geometry -> kernels -> prediction -> simulation); a module imports
-#: only modules of its own layer or below, and every module of pushing/ has a layer
+#: pushing/'s modules bottom to top, as pushing/__init__.py lists them (issue 27: geometry -> kernels -> prediction
+#: -> simulation); a module imports only modules of its own layer or below, and every module of pushing/ has a layer
 PUSHING_LAYERS = (
-    ("geometry", {"polygon"}),
+    ("solvers", {"power_program", "minimum_power", "paper_examples"}),
+    ("geometry", {"polygon", "pose"}),
     ("kernels", {"compiled"}),
-    ("friction models", {"support", "object_model", "power_program", "minimum_power", "paper_examples"}),
+    ("support", {"support", "object_model"}),
     ("prediction", {"prediction"}),
     ("simulation", {"simulation", "streaming"}),
-    ("requests and commands", {"requests", "commands", "cli"}),
+    ("interface", {"requests", "commands", "cli"}),
 )
 
 
