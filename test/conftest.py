@@ -10,6 +10,7 @@ reason.
 
 import os
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -76,6 +77,40 @@ class RosHarness:
                 pytest.fail(f"{timeout}\n{self.logs()}")
 
         return with_logs
+
+    def collect_until(self, topic: str, msg_type, enough, timeout: float, qos=10) -> list[tuple[float, object]]:
+        """Every message on ``topic`` with its receive time (monotonic s) until ``enough(received)`` holds, which
+        must happen within ``timeout`` s: a count or a span of simulated time, never a wall-clock duration (a
+        loaded machine makes the test wait longer, it does not fail it)."""
+        received = []
+        sub = self.node.create_subscription(msg_type, topic, lambda m: received.append((time.monotonic(), m)), qos)
+        try:
+            if not self.session.spin_until(lambda: enough(received), timeout):
+                pytest.fail(f"{len(received)} messages on {topic} in {timeout} s, not enough\n{self.logs()}")
+        finally:
+            self.node.destroy_subscription(sub)
+        return received
+
+    @staticmethod
+    def cpu_seconds(process) -> float:
+        """CPU time (user + system, s) the running node ``process`` has used: unlike wall time, a loaded machine
+        does not inflate it (a process waiting for a core uses none), so it bounds work in a load-robust test."""
+        fields = Path(f"/proc/{process.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")   # utime, stime (proc(5))
+
+    @staticmethod
+    def wait_exit(process, timeout: float) -> tuple[int, float]:
+        """Wait for the node ``process`` to exit: its exit status and the CPU time (s) it used in all (wait4's
+        resource usage); fails the test if it runs on for ``timeout`` s."""
+        deadline = time.monotonic() + timeout
+        while True:
+            pid, status, usage = os.wait4(process.process.pid, os.WNOHANG)
+            if pid:
+                process.process.returncode = os.waitstatus_to_exitcode(status)
+                return process.process.returncode, usage.ru_utime + usage.ru_stime
+            if time.monotonic() > deadline:
+                pytest.fail(f"{process.name} still running {timeout} s on\n{process.log()[-3000:]}")
+            time.sleep(0.02)
 
     def logs(self) -> str:
         return "\n".join(f"--- {p.name} log ---\n{p.log()[-3000:]}" for p in self.processes)

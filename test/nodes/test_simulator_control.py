@@ -1,6 +1,9 @@
-"""What both simulators share, over DDS: /clock at the requested real-time factor (also with use_sim_time), one
-clock for the system (a follower at its own rate), /tf with every link of both robots, pause / step / reset /
-set_state, /diagnostics."""
+"""What both simulators share, over DDS: /clock never ahead of the requested real-time factor and never silently
+behind it (also with use_sim_time), one clock for the system (a follower at its own rate), /tf with every link of
+both robots, pause / step / reset / set_state, /diagnostics. No assertion on wall-clock speed: a loaded machine
+makes these tests wait longer, it does not fail them."""
+
+import time
 
 import numpy as np
 import pytest
@@ -14,32 +17,71 @@ def _seconds(stamp) -> float:
     return stamp.sec + stamp.nanosec * 1e-9
 
 
-def _clock_rate(ros, duration: float = 2.0) -> float:
-    """Simulated seconds per wall second, from /clock over ``duration``."""
-    from rosgraph_msgs.msg import Clock
+#: the share of the requested factor that the test's lower bound of the achieved one (simulated time over the wall
+#: time from before the resume request to the reception) must reach to count as keeping up: the bound trails the
+#: true factor by the latencies of the request and of the reception
+KEEP_UP = 0.85
 
-    samples = ros.collect("/clock", Clock, duration)
-    assert len(samples) > 5, "no /clock"
-    (wall0, first), (wall1, last) = samples[0], samples[-1]
-    return (_seconds(last.clock) - _seconds(first.clock)) / (wall1 - wall0)
+
+def _resume_and_watch(ros, params: dict, enough) -> tuple[list[tuple[float, float]], list[str]]:
+    """Start ``discrete_robot_node`` paused with ``params``, resume it and watch /clock and /diagnostics until
+    ``enough(clock, warnings)``: ``clock`` holds (wall time since the resume request was sent, simulated time),
+    ``warnings`` the WARN messages saying the world is behind real time. The wall time is counted from before the
+    request (the world cannot move earlier) to each message's reception (later than its publication): whatever
+    the delays of a loaded machine, the world's true wall time since it resumed is at most the one counted."""
+    from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
+    from rosgraph_msgs.msg import Clock
+    from std_srvs.srv import Trigger
+
+    ros.start("discrete_robot_node", params={**params, "start_paused": True})
+    ros.wait_for_service(Trigger, "simulation/resume", timeout=60.0)
+    ros.wait_for_message("/clock", Clock, timeout=30.0)
+    clock, warnings, resumed = [], [], []
+
+    def on_clock(msg):
+        if resumed:
+            clock.append((time.monotonic() - resumed[0], _seconds(msg.clock)))
+
+    def on_diagnostics(msg):
+        warnings.extend(s.message for s in msg.status if s.level == DiagnosticStatus.WARN
+                        and "behind real time" in s.message)
+
+    ros.node.create_subscription(Clock, "/clock", on_clock, 100)
+    ros.node.create_subscription(DiagnosticArray, "/diagnostics", on_diagnostics, 100)
+    resumed.append(time.monotonic())
+    assert ros.call(Trigger, "simulation/resume", Trigger.Request()).success
+    assert ros.spin_until(lambda: enough(clock, warnings), 120.0), f"{clock[-3:]}, {warnings}\n{ros.logs()}"
+    return clock, warnings
 
 
 @pytest.mark.parametrize("factor", [0.5, 1.0, 3.0])
-def test_clock_advances_at_the_real_time_factor_with_use_sim_time_on(ros, factor):
-    from sensor_msgs.msg import JointState
+def test_the_clock_never_runs_ahead_of_the_real_time_factor_and_says_when_it_falls_behind(ros, factor):
+    """With use_sim_time on (the node's timer is a steady one: /clock, which it drives, would stall it). Paced
+    (RealTimePacer; its arithmetic: test_simulator_pacing), the world's time w wall seconds after the resume is at
+    most factor·w, so every /clock stamp is at most factor times the wall time counted to its reception, however
+    late it comes. And the world keeps up or says so: stamp / wall time is a lower bound of the achieved factor,
+    which reaches 0.85·factor once the latencies are a small share of the time watched, unless the machine is too
+    busy; then /diagnostics says WARN "behind real time". Never silently slow, never ahead: a loaded machine can
+    only make the test wait longer."""
 
-    ros.start("discrete_robot_node", params={"real_time_factor": factor, "use_sim_time": True})
-    ros.wait_for_message("joint_states", JointState, timeout=30.0)
-    rate = _clock_rate(ros)
-    assert rate == pytest.approx(factor, rel=0.1)
+    def kept_up(clock):
+        return any(wall >= 2.0 and sim >= KEEP_UP * factor * wall for wall, sim in clock)
+
+    clock, warnings = _resume_and_watch(ros, {"real_time_factor": factor, "use_sim_time": True},
+                                        lambda clock, warnings: kept_up(clock) or warnings)
+    ahead = [(wall, sim) for wall, sim in clock if sim > factor * wall + 1e-6]
+    assert not ahead, f"/clock ahead of {factor:g} x the wall time since the resume (wall, sim): {ahead[:3]}"
+    assert clock[-1][1] > 0.0, "simulated time stood still"
 
 
-def test_real_time_factor_zero_runs_as_fast_as_possible(ros):
-    from sensor_msgs.msg import JointState
-
-    ros.start("discrete_robot_node", params={"real_time_factor": 0.0})
-    ros.wait_for_message("joint_states", JointState, timeout=30.0)
-    assert _clock_rate(ros) > 2.0
+def test_real_time_factor_zero_runs_ahead_of_real_time(ros):
+    """Not paced: the world's time passes the wall time since the resume, by 5 s (large steps: the claim is about
+    the pacing, not the kernel's speed; a paced world could never get ahead of real time at factor 1, and a
+    machine with a few percent of a core to spare gets there)."""
+    clock, _ = _resume_and_watch(ros, {"real_time_factor": 0.0, "time_step": 0.01},
+                                 lambda clock, warnings: any(sim - wall >= 5.0 for wall, sim in clock))
+    stamps = [sim for _, sim in clock]
+    assert stamps == sorted(stamps)
 
 
 def test_pause_step_set_state_and_reset(ros):
@@ -75,8 +117,7 @@ def test_pause_step_set_state_and_reset(ros):
     assert not refused.success and "elbow" in refused.message
 
     assert ros.call(Trigger, "simulation/resume", Trigger.Request()).success
-    moving = ros.collect("/clock", Clock, 1.0)
-    assert _seconds(moving[-1][1].clock) > 0.8
+    ros.wait_for_message("/clock", Clock, timeout=60.0, predicate=lambda m: _seconds(m.clock) > 0.8)
     assert ros.call(Trigger, "simulation/pause", Trigger.Request()).success
     assert ros.call(Trigger, "simulation/reset", Trigger.Request()).success
     final = ros.wait_for_message("joint_states", JointState, timeout=5.0)
@@ -89,6 +130,7 @@ def test_tf_holds_every_link_of_both_robots_on_one_clock(ros):
     import xml.etree.ElementTree as ET
 
     from diagnostic_msgs.msg import DiagnosticArray
+    from rosgraph_msgs.msg import Clock
     from sensor_msgs.msg import JointState
     from std_msgs.msg import String
     from tf2_msgs.msg import TFMessage
@@ -115,15 +157,18 @@ def test_tf_holds_every_link_of_both_robots_on_one_clock(ros):
     ros.spin_until(lambda: expected <= frames, 15.0)
     assert expected <= frames, f"missing TF frames {sorted(expected - frames)}\n{ros.logs()}"
 
-    # one clock: the space robot's stamps are the arm's simulated time (it publishes no /clock of its own). /tf can
-    # be complete after the arm's first few steps, so sample once the arm's time has clearly moved on from zero.
-    arm = ros.wait_for_message("joint_states", JointState, timeout=10.0,
-                               predicate=lambda m: _seconds(m.header.stamp) > 1.0)
-    space = ros.wait_for_message("space_robot/joint_states", JointState)
-    assert abs(_seconds(arm.header.stamp) - _seconds(space.header.stamp)) < 0.5
-    assert _seconds(space.header.stamp) > 0.5
-    # at its own rate on that clock (25 Hz), not at the arm's 50 Hz: every 0.04 s of the arm's simulated time
-    stamps = [_seconds(m.header.stamp) for _, m in ros.collect("space_robot/joint_states", JointState, 2.0)]
+    # one clock: the space robot's stamps are the arm's simulated time (it publishes no /clock of its own), each
+    # within one of its 1 ms steps of a /clock stamp. /tf can be complete after the arm's first few steps, so
+    # sample once the arm's time has clearly moved on from zero.
+    ros.wait_for_message("joint_states", JointState, timeout=30.0, predicate=lambda m: _seconds(m.header.stamp) > 1.0)
+    clock = []
+    ros.node.create_subscription(Clock, "/clock", lambda m: clock.append(_seconds(m.clock)), 1000)
+    space = ros.collect_until("space_robot/joint_states", JointState, lambda received: len(received) >= 20, 60.0,
+                              qos=100)
+    stamps = [_seconds(m.header.stamp) for _, m in space]
+    seen = [t for t in stamps if clock and clock[0] <= t <= clock[-1]]
+    assert len(seen) >= 10 and all(min(abs(t - c) for c in clock) <= 1e-3 + 1e-9 for t in seen), (stamps, clock)
+    # at its own rate on that clock (25 Hz), not at the arm's 100 Hz: every 0.04 s of the arm's simulated time
     assert np.median(np.diff(stamps)) == pytest.approx(0.04, abs=1e-6)
     status = ros.wait_for_message("/diagnostics", DiagnosticArray, timeout=5.0,
                                   predicate=lambda m: "space_robot_node" in m.status[0].name).status[0]
@@ -133,10 +178,10 @@ def test_tf_holds_every_link_of_both_robots_on_one_clock(ros):
 
 def test_a_world_that_cannot_keep_up_says_so_and_keeps_serving(ros):
     """100x real time at 0.1 ms steps is beyond this machine: each tick steps for at most its period and drops
-    the rest, the diagnostics and the log say how far behind it runs, and services still answer promptly."""
-    import time
-
+    the rest, the diagnostics and the log say how far behind it runs, and services are still served: a pause is
+    answered (a node stepping on would never answer) and the clock then stands still."""
     from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
+    from rosgraph_msgs.msg import Clock
     from std_srvs.srv import Trigger
 
     node = ros.start("discrete_robot_node", params={"real_time_factor": 100.0, "time_step": 1e-4})
@@ -147,9 +192,10 @@ def test_a_world_that_cannot_keep_up_says_so_and_keeps_serving(ros):
     assert 0.0 < values["real_time_factor_achieved"] < 90.0
     ros.spin_until(lambda: "below the requested real_time_factor 100" in node.log(), 10.0)
     assert "below the requested real_time_factor 100" in node.log()
-    sent = time.monotonic()
-    assert ros.call(Trigger, "simulation/pause", Trigger.Request(), timeout=5.0).success
-    assert time.monotonic() - sent < 1.0
+    assert ros.call(Trigger, "simulation/pause", Trigger.Request()).success
+    first = ros.wait_for_message("/clock", Clock, timeout=10.0)
+    stopped = {_seconds(m.clock) for _, m in ros.collect_until("/clock", Clock, lambda r: len(r) >= 5, 30.0)}
+    assert stopped == {_seconds(first.clock)}, "paused, the clock went on"
     assert node.alive()
 
 
@@ -198,11 +244,15 @@ def test_a_real_time_factor_below_the_floor_is_refused_and_a_slow_world_still_pu
     refused = set_factor(1e-6)
     assert not refused.successful and "at least 0.01" in refused.reason, refused.reason
     assert set_factor(0.01).successful
+    changed = time.monotonic()
     ros.spin_until(lambda: False, 1.0)
-    states = ros.collect("joint_states", JointState, 4.0)
-    assert len(states) >= 4, f"{len(states)} joint_states in 4 s at real_time_factor 0.01"
+    states = ros.collect_until("joint_states", JointState, lambda received: len(received) >= 6, 60.0, qos=100)
+    # never silent: the state comes between the publish lines (every 0.01 s of simulated time, 1 s of wall time
+    # here), at least every STATE_SILENCE_S of wall time, when a tick can advance the world by at most 1/100 of
+    # the MAX_CATCH_UP_TICKS periods' wall time it makes up for; a world publishing only on its lines would not
     stamps = [_seconds(m.header.stamp) for _, m in states]
-    assert stamps == sorted(stamps) and stamps[-1] - stamps[0] < 0.1   # simulated time, 1/100 of the wall's
+    assert stamps == sorted(stamps) and np.median(np.diff(stamps)) < 0.75 * 0.01, stamps
+    assert stamps[-1] - stamps[0] <= 0.01 * (states[-1][0] - changed) + 1e-3   # 1/100 of the wall's time
 
 
 def test_a_failed_step_is_an_error_on_diagnostics_and_the_paused_world_keeps_publishing(ros):
@@ -221,8 +271,7 @@ def test_a_failed_step_is_an_error_on_diagnostics_and_the_paused_world_keeps_pub
                                   predicate=lambda m: "space_robot_node" in m.status[0].name).status[0]
     assert status.level == DiagnosticStatus.ERROR and "failed step" in status.message, status
     assert "diverged" in status.message, status.message
-    states = ros.collect("space_robot/joint_states", JointState, 3.0)
-    assert len(states) >= 3
+    states = ros.collect_until("space_robot/joint_states", JointState, lambda received: len(received) >= 3, 30.0)
     stamps = {_seconds(m.header.stamp) for _, m in states}
     assert len(stamps) == 1, "paused: every state at the simulated time of the failure"
     assert ros.call(Trigger, "space_robot/simulation/resume", Trigger.Request()).success

@@ -24,6 +24,21 @@ def test_late_ticks_keep_real_time(lateness, factor):
     assert steps * STEP == pytest.approx(factor * now, abs=STEP * (1.0 + 1e-6))
 
 
+@given(st.lists(st.floats(0.0, 20.0), min_size=1, max_size=200), st.sampled_from([0.5, 1.0, 3.0, 100.0]))
+def test_simulated_time_is_the_factor_times_the_wall_time_less_only_the_stalls_beyond_the_catch_up(gaps, factor):
+    """Ticks any number of periods apart (a busy machine): the world never runs ahead of ``factor`` times the wall
+    time, and it loses exactly the part of each gap beyond MAX_CATCH_UP_TICKS periods (to within one step): a
+    late tick loses no simulated time, only a stall does."""
+    pacer = RealTimePacer(STEP, PERIOD, now=0.0)
+    now, steps, kept = 0.0, 0, 0.0
+    for gap in gaps:
+        now += PERIOD * gap
+        kept += min(PERIOD * gap, MAX_CATCH_UP_TICKS * PERIOD)
+        steps += pacer.steps(now, factor)
+    assert steps * STEP <= factor * now + 1e-9
+    assert steps * STEP == pytest.approx(factor * kept, abs=STEP * (1.0 + 1e-6))
+
+
 def test_a_long_stall_is_dropped_not_replayed():
     pacer = RealTimePacer(STEP, PERIOD, now=0.0)
     assert pacer.steps(10.0, 1.0) == round(MAX_CATCH_UP_TICKS * PERIOD / STEP)
