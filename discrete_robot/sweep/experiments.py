@@ -49,6 +49,17 @@ class Metric:
     timing: bool = False
 
 
+def metrics(table: str) -> tuple[Metric, ...]:
+    """The metrics of a text table, one a line: name, kind (followed by ``timing`` when it measures the machine)
+    and help. A table rather than one ``Metric(...)`` call a line: each experiment lists its columns once."""
+    rows = []
+    for line in table.strip().splitlines():
+        name, kind, help_text = line.split(maxsplit=2)
+        timing = help_text.startswith("timing ")
+        rows.append(Metric(name, kind, help_text.removeprefix("timing ").lstrip(), timing))
+    return tuple(rows)
+
+
 @dataclass(frozen=True)
 class Experiment:
     """What a sweep needs of an experiment: its inputs and metrics, ``resolve`` (fills the defaults that depend
@@ -219,15 +230,15 @@ def push_to_pose(inputs: dict, seed: int) -> dict:
             "final_pose": executed.poses[-1].tolist()}
 
 
-PUSH_TO_POSE_METRICS = (
-    Metric("success", "boolean", "the object ended within the goal tolerances"),
-    Metric("position_error_m", "number", "final distance from the goal, m"),
-    Metric("angle_error_rad", "number", "final angle from the goal's, rad in (-pi, pi]"),
-    Metric("pushes", "integer", "pushes planned"),
-    Metric("simulated_s", "number", "simulated time of the execution (with 0.5 s settling), s"),
-    Metric("penetration_m", "number", "deepest the finger sank into the object, m"),
-    Metric("final_pose", "vector", "the object's final x, y, theta (m, rad)"),
-)
+PUSH_TO_POSE_METRICS = metrics("""
+    success           boolean  the object ended within the goal tolerances
+    position_error_m  number   final distance from the goal, m
+    angle_error_rad   number   final angle from the goal's, rad in (-pi, pi]
+    pushes            integer  pushes planned
+    simulated_s       number   simulated time of the execution (with 0.5 s settling), s
+    penetration_m     number   deepest the finger sank into the object, m
+    final_pose        vector   the object's final x, y, theta (m, rad)
+""")
 
 # ---------------------------------------------------------------------------------------------- predict-push
 
@@ -258,6 +269,7 @@ def resolve_predict_push(inputs: dict) -> dict:
 
 def predict_push(inputs: dict, seed: int) -> dict:
     """One prediction (module docstring); twist and centre of rotation in the object frame (m/s, rad/s, m)."""
+    from discrete_robot.geometry2d import rotation2d
     from discrete_robot.pushing.prediction import ContactMode
     from discrete_robot.pushing.prediction import predict_push as predict
 
@@ -267,8 +279,7 @@ def predict_push(inputs: dict, seed: int) -> dict:
     edge = inputs["contact_edge"]
     a, b = footprint[edge], footprint[(edge + 1) % len(footprint)]
     inward = np.array([a[1] - b[1], b[0] - a[0]]) / np.linalg.norm(b - a)
-    angle = inputs["pusher_angle"]
-    direction = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]]) @ inward
+    direction = rotation2d(inputs["pusher_angle"]) @ inward
     prediction = predict(obj, a + inputs["contact_fraction"] * (b - a), inputs["pusher_speed"] * direction,
                          inputs["contact_friction"], inputs["pusher_radius"])
     vx, vy, omega = (float(v) for v in prediction.twist)
@@ -278,15 +289,15 @@ def predict_push(inputs: dict, seed: int) -> dict:
             "rotation": int(np.sign(omega)) if moving else 0}
 
 
-PREDICT_PUSH_METRICS = (
-    Metric("mode", "text", "sticking, sliding_left, sliding_right or separating"),
-    Metric("vx", "number", "object-frame origin velocity x, m/s"),
-    Metric("vy", "number", "object-frame origin velocity y, m/s"),
-    Metric("omega", "number", "angular velocity, rad/s"),
-    Metric("cor_x", "number", "centre of rotation x (object frame), m; NaN when separating"),
-    Metric("cor_y", "number", "centre of rotation y (object frame), m; NaN when separating"),
-    Metric("rotation", "integer", "+1 counter-clockwise, -1 clockwise, 0 translation or separating"),
-)
+PREDICT_PUSH_METRICS = metrics("""
+    mode      text     sticking, sliding_left, sliding_right or separating
+    vx        number   object-frame origin velocity x, m/s
+    vy        number   object-frame origin velocity y, m/s
+    omega     number   angular velocity, rad/s
+    cor_x     number   centre of rotation x (object frame), m; NaN when separating
+    cor_y     number   centre of rotation y (object frame), m; NaN when separating
+    rotation  integer  +1 counter-clockwise, -1 clockwise, 0 translation or separating
+""")
 
 # ---------------------------------------------------------------------------------------------- min-time
 
@@ -325,12 +336,12 @@ def min_time(inputs: dict, seed: int) -> dict:
             "max_torque_utilisation": float(np.max(plan.torque_utilisation))}
 
 
-MIN_TIME_METRICS = (
-    Metric("duration_s", "number", "planned duration, s"),
-    Metric("steps", "integer", "time steps of the plan"),
-    Metric("max_torque_utilisation", "number", "largest |torque| / limit"),
-    Metric("solve_s", "number", "planning wall time, s", timing=True),
-)
+MIN_TIME_METRICS = metrics("""
+    duration_s              number         planned duration, s
+    steps                   integer        time steps of the plan
+    max_torque_utilisation  number         largest |torque| / limit
+    solve_s                 number timing  planning wall time, s
+""")
 
 # ---------------------------------------------------------------------------------------------- simulate
 
@@ -385,14 +396,14 @@ def simulate(inputs: dict, seed: int) -> dict:
             "final_qd": simulation.qd.tolist(), "cpu_s": time.process_time() - started}
 
 
-SIMULATE_METRICS = (
-    Metric("energy_initial", "number", "T + V at the start, J"),
-    Metric("energy_drift", "number", "largest |T + V - E0| at ENERGY_SAMPLES evenly spaced times of the run, J"),
-    Metric("steps", "integer", "steps taken"),
-    Metric("final_q", "vector", "final joint positions"),
-    Metric("final_qd", "vector", "final joint velocities"),
-    Metric("cpu_s", "number", "CPU time of the steps, s", timing=True),
-)
+SIMULATE_METRICS = metrics("""
+    energy_initial  number         T + V at the start, J
+    energy_drift    number         largest |T + V - E0| at ENERGY_SAMPLES evenly spaced times of the run, J
+    steps           integer        steps taken
+    final_q         vector         final joint positions
+    final_qd        vector         final joint velocities
+    cpu_s           number timing  CPU time of the steps, s
+""")
 
 EXPERIMENTS = {e.name: e for e in (
     Experiment("push-to-pose", "the arm pushes the object to a goal pose, planner and world apart",
