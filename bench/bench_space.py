@@ -20,7 +20,7 @@ import numpy as np
 import pinocchio as pin
 
 from discrete_robot.model.description import load_model, model_from_dict, package_config_path
-from discrete_robot.space import compiled, newton_euler
+from discrete_robot.space import kernels, newton_euler
 from discrete_robot.space.generated import multi_arm_model_data
 from discrete_robot.space.robot import SpaceRobot
 from discrete_robot.space.simulation import Simulator
@@ -73,16 +73,23 @@ def pinocchio_state(robot: SpaceRobot, state) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate(q), np.concatenate(v)
 
 
+def forward_dynamics_call(robot: SpaceRobot, state, torques) -> tuple:
+    """(a call of our compiled forward dynamics at ``state`` without loads, as the 1 kHz callers make it: the model
+    and data bound once; the data it writes)."""
+    model = kernels.compile_model(robot)
+    data = kernels.create_data(model)
+    binding = kernels.Binding(model, data)
+    args = (state.base_orientation, state.joint_orientations.reshape(-1, 4), state.joint_angles, state.base_position,
+            state.quasi_velocities, torques, *kernels.pack_loads(robot, ()))
+    return (lambda: kernels.bound_forward_dynamics(binding, *args)), data
+
+
 def _compare(robot: SpaceRobot) -> dict:
     state = random_state(robot, np.random.default_rng(0), speed=0.5)
     torques = np.random.default_rng(1).normal(size=robot.dof)
-    model = compiled.compile_model(robot)
-    work = compiled.Workspace(model)
-    no_loads = compiled.pack_loads(model, ())
-    args = (model.arrays, work.arrays, state.base_orientation, state.joint_orientations.reshape(-1, 4),
-            state.joint_angles, state.base_position, state.quasi_velocities, torques, *no_loads)
-    assert compiled.forward_dynamics(*args) == compiled.OK
-    ours = work.arrays[20].copy()
+    forward_dynamics, data = forward_dynamics_call(robot, state, torques)
+    assert forward_dynamics() == kernels.OK
+    ours = data.ddq.copy()
     pmodel = pinocchio_model(robot)
     pdata = pmodel.createData()
     q, v = pinocchio_state(robot, state)
@@ -94,7 +101,7 @@ def _compare(robot: SpaceRobot) -> dict:
     if agreement > 1e-8:
         raise AssertionError(f"{robot.name}: accelerations differ from Pinocchio's by {agreement:.2e} (relative)")
 
-    fd_ours = seconds_per_call(lambda: compiled.forward_dynamics(*args))
+    fd_ours = seconds_per_call(forward_dynamics)
     fd_pin = seconds_per_call(lambda: pin.aba(pmodel, pdata, q, v, tau))
     fd_newton_euler = seconds_per_call(lambda: newton_euler.forward_dynamics(robot, state, (), torques), batch=5,
                                        batches=3)
@@ -142,17 +149,13 @@ def run() -> list[dict]:
     bodies, ours, peer = [], [], []
     for arms, links in sizes:
         robot = SpaceRobot.from_model(model_from_dict(multi_arm_model_data(arms, links)))
-        model = compiled.compile_model(robot)
-        work = compiled.Workspace(model)
         state = random_state(robot, np.random.default_rng(0), speed=0.5)
-        args = (model.arrays, work.arrays, state.base_orientation, state.joint_orientations.reshape(-1, 4),
-                state.joint_angles, state.base_position, state.quasi_velocities, np.zeros(robot.dof),
-                *compiled.pack_loads(model, ()))
+        forward_dynamics, _ = forward_dynamics_call(robot, state, np.zeros(robot.dof))
         pmodel = pinocchio_model(robot)
         pdata = pmodel.createData()
         q, v = pinocchio_state(robot, state)
         bodies.append(robot.body_count)
-        ours.append(seconds_per_call(lambda args=args: compiled.forward_dynamics(*args), batch=100, batches=5))
+        ours.append(seconds_per_call(forward_dynamics, batch=100, batches=5))
         peer.append(seconds_per_call(lambda pmodel=pmodel, pdata=pdata, q=q, v=v: pin.aba(
             pmodel, pdata, q, v, np.zeros(pmodel.nv)), batch=100, batches=5))
     slope = float(np.polyfit(np.log(bodies), np.log(ours), 1)[0])

@@ -2,7 +2,7 @@
 
 M(q) u̇ + h(q, u) = Q in u = [V0, ω0, joint rates], by the paper's recursive Boltzmann–Hamel
 equations (19)–(21) (Khoshnood, Someeh & Nami), evaluated by the compiled kernels of
-:mod:`.compiled`, where the equations are written out. This module is their Python face:
+:mod:`.kernels`, where the equations are written out. This module is their Python face:
 validated inputs, the terms as arrays, forward and inverse dynamics and the momenta.
 """
 
@@ -12,7 +12,7 @@ import numpy as np
 
 from discrete_robot.errors import ModelError
 from discrete_robot.model.lagrangian import solve_mass_matrix as solve_spd
-from discrete_robot.space import compiled
+from discrete_robot.space import kernels
 from discrete_robot.space.kinematics import evaluated
 from discrete_robot.space.loads import validate_joint_torques, validate_loads
 from discrete_robot.space.robot import SpaceRobot
@@ -28,25 +28,24 @@ class EquationTerms:
     generalized_forces: np.ndarray
 
 
-def _evaluate(robot: SpaceRobot, state: SpaceRobotState, loads, joint_torques) -> tuple:
-    """Validate, then fill the shared workspace with M (16), h (17) and Q (18) at ``state``."""
+def _evaluate(robot: SpaceRobot, state: SpaceRobotState, loads, joint_torques) -> tuple[kernels.Model, kernels.Data]:
+    """Validate, then fill the shared data with M, h and Q at ``state``."""
     validate_state(robot, state)
-    model, _ = compiled.shared(robot)
-    loads = compiled.pack_loads(model, validate_loads(robot, loads))
+    loads = kernels.pack_loads(robot, validate_loads(robot, loads))
     torques = validate_joint_torques(robot, joint_torques)
-    model_arrays, work = evaluated(robot, state)
-    compiled.partial_derivatives(model_arrays, work)
-    compiled.mass_matrix(model_arrays, work)
-    work[19][:] = state.quasi_velocities
-    compiled.bias_forces(model_arrays, work)
-    compiled.applied_forces(model_arrays, work, torques, *loads)
-    return model_arrays, work
+    model, data = evaluated(robot, state)
+    kernels.partial_derivatives(model, data)
+    kernels.mass_matrix(model, data)
+    data.v[:] = state.quasi_velocities
+    kernels.bias_forces(model, data)
+    kernels.applied_forces(model, data, torques, *loads)
+    return model, data
 
 
 def equation_terms(robot: SpaceRobot, state: SpaceRobotState, loads=(), joint_torques=None) -> EquationTerms:
     """M, h and Q of M u̇ + h = Q at ``state`` under external ``loads`` and ``joint_torques`` (dof,)."""
-    _, work = _evaluate(robot, state, loads, joint_torques)
-    return EquationTerms(work[16].copy(), work[17].copy(), work[18].copy())
+    _, data = _evaluate(robot, state, loads, joint_torques)
+    return EquationTerms(data.M.copy(), data.nle.copy(), data.tau.copy())
 
 
 def forward_dynamics(robot: SpaceRobot, state: SpaceRobotState, loads=(), joint_torques=None) -> np.ndarray:
@@ -55,10 +54,10 @@ def forward_dynamics(robot: SpaceRobot, state: SpaceRobotState, loads=(), joint_
     V̇0 is the rate of the base-frame components of the base CoM velocity; the CoM's inertial
     acceleration is R0 (V̇0 + ω0 × V0).
     """
-    model_arrays, work = _evaluate(robot, state, loads, joint_torques)
-    if not compiled.solve_by_arms(model_arrays, work[16], work[18] - work[17], work[20]):
-        compiled.check_status(compiled.NOT_POSITIVE_DEFINITE, robot, "forward dynamics")
-    return work[20].copy()
+    model, data = _evaluate(robot, state, loads, joint_torques)
+    if not kernels.solve_by_arms(model, data):
+        kernels.check_status(kernels.NOT_POSITIVE_DEFINITE, robot, "forward dynamics")
+    return data.ddq.copy()
 
 
 def inverse_dynamics(robot: SpaceRobot, state: SpaceRobotState, accelerations: np.ndarray, loads=()) -> np.ndarray:
@@ -67,13 +66,13 @@ def inverse_dynamics(robot: SpaceRobot, state: SpaceRobotState, accelerations: n
     For a free-floating robot the first six (a base wrench, base frame) are zero whenever the
     accelerations are feasible.
     """
-    _, work = _evaluate(robot, state, loads, None)
-    return work[16] @ np.asarray(accelerations, dtype=float) + work[17] - work[18]
+    _, data = _evaluate(robot, state, loads, None)
+    return data.M @ np.asarray(accelerations, dtype=float) + data.nle - data.tau
 
 
 def arm_dof_indices(robot: SpaceRobot) -> list[np.ndarray]:
     """Indices into u of each arm's joint rates (arms couple only through the base, eq. (39))."""
-    model, _ = compiled.shared(robot)
+    model, _ = kernels.shared(robot)
     return [rates[rates >= 0] for rates in model.arm_rates]
 
 
@@ -99,8 +98,9 @@ class MomentumReport:
 
 def momentum_report(robot: SpaceRobot, state: SpaceRobotState) -> MomentumReport:
     """Momenta, CoM and kinetic energy (18) from the body velocities of the recursive kinematics."""
-    _, work = evaluated(robot, state)
-    rotations, positions, angular_velocity, velocity = work[1], work[2], work[11], work[12]
+    _, data = evaluated(robot, state)
+    rotations, positions = data.oRi, data.com_positions
+    angular_velocity, velocity = data.angular_velocity, data.linear_velocity
     masses = robot.masses
     center = masses @ positions / masses.sum()
     linear_world = np.einsum("bij,bj->bi", rotations, velocity) * masses[:, None]

@@ -155,24 +155,6 @@ class SpaceRobot:
             rotation = rotation @ rotation_about(axis, angle)
         return rotation
 
-    @staticmethod
-    def motion_subspace(link: SpaceLink, angles: np.ndarray) -> np.ndarray:
-        """S(q), 3 x ndof: the relative angular velocity (link frame) is S u."""
-        if link.kind is JointKind.SPHERICAL:
-            return np.eye(3)
-        if link.kind is JointKind.REVOLUTE:
-            return link.axes.T.copy()
-        first = rotation_about(link.axes[1], angles[1]).T @ link.axes[0]
-        return np.column_stack([first, link.axes[1]])
-
-    @staticmethod
-    def motion_subspace_rate(link: SpaceLink, angles: np.ndarray, rates: np.ndarray) -> np.ndarray:
-        """Ṡ(q, q̇) u (link frame, rad/s²): nonzero only for universal joints, −q̇₀ q̇₁ a₁ × S[:, 0]."""
-        if link.kind is not JointKind.UNIVERSAL:
-            return np.zeros(3)
-        first = rotation_about(link.axes[1], angles[1]).T @ link.axes[0]
-        return -rates[0] * rates[1] * np.cross(link.axes[1], first)
-
     def spherical_from_angles(self, link: SpaceLink, angles: np.ndarray) -> np.ndarray:
         """Quaternion [w, x, y, z] of successive rotations by ``angles`` about the joint's three axes."""
         rotation = np.eye(3)

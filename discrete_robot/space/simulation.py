@@ -26,7 +26,7 @@ import numpy as np
 
 from discrete_robot.errors import ConvergenceError, InputError
 from discrete_robot.geometry3d import matrix_to_quaternion
-from discrete_robot.space import compiled
+from discrete_robot.space import kernels, rkmk4
 from discrete_robot.space.loads import validate_joint_torques, validate_loads
 from discrete_robot.space.recursive import MomentumReport, momentum_report
 from discrete_robot.space.robot import SpaceRobot
@@ -37,8 +37,8 @@ from discrete_robot.validation import finite_scalar
 SMALLEST_SUBSTEP = 1e-6
 #: at most this many sub-steps for one requested step (bounded work per call)
 MAX_SUBSTEPS = 4096
-_FAILURES = {compiled.NOT_FINITE: "non-finite values", compiled.NOT_POSITIVE_DEFINITE: "mass matrix not positive "
-             "definite", compiled.TOO_FAST: f"a body turns more than {compiled.MAX_STEP_ROTATION} rad per sub-step"}
+_FAILURES = {kernels.NOT_FINITE: "non-finite values", kernels.NOT_POSITIVE_DEFINITE: "mass matrix not positive "
+             "definite", kernels.TOO_FAST: f"a body turns more than {rkmk4.MAX_STEP_ROTATION} rad per sub-step"}
 
 
 @dataclass(frozen=True, eq=False)
@@ -61,15 +61,16 @@ class Simulator:
     ``loads``: :class:`ExternalLoad` list; ``joint_torques``: (dof,) generalised joint torques.
     Both can be replaced between steps (the ROS node does so from topics). The integrated vector
     y = [c, P, L, Θ0, Θ_spherical..., joint angles, joint rates] and the step are compiled kernels
-    (:func:`.compiled.rkmk4_step`) on this simulator's own workspace.
+    (:func:`.rkmk4.rkmk4_step`) on this simulator's own :class:`.rkmk4.Data`.
     """
 
     def __init__(self, robot: SpaceRobot, state: SpaceRobotState, loads=(), joint_torques=None):
         validate_state(robot, state)
         self.robot = robot
         self.time = 0.0
-        self._model = compiled.compile_model(robot)
-        self._work = compiled.Workspace(self._model)
+        self._model = kernels.compile_model(robot)
+        self._data = rkmk4.create_data(self._model)
+        self._binding = kernels.Binding(self._model, self._data)
         self._substep = np.inf  # the last sub-step that succeeded; the next step starts from twice it
         self.set_loads(loads, joint_torques)
         self._base_quaternion = state.base_orientation / np.linalg.norm(state.base_orientation)
@@ -77,35 +78,36 @@ class Simulator:
         norms = np.linalg.norm(quaternions, axis=1, keepdims=True)
         self._joint_quaternions = quaternions / np.where(norms > 0, norms, 1.0)
         report = momentum_report(robot, state)
-        spherical, angles, dof = robot.spherical_count, robot.angle_count, robot.dof
-        y = np.zeros(12 + 3 * spherical + angles + dof)
-        y[0:3], y[3:6], y[6:9] = report.center_of_mass, report.linear, report.angular
-        y[12 + 3 * spherical:12 + 3 * spherical + angles] = state.joint_angles
-        y[12 + 3 * spherical + angles:] = state.joint_rates
+        self._angles_start, self._rates_start, size = (int(i) for i in rkmk4.state_layout(self._model.counts))
+        y = np.zeros(size)
+        y[rkmk4.CENTER:rkmk4.CENTER + 3] = report.center_of_mass
+        y[rkmk4.LINEAR:rkmk4.LINEAR + 3] = report.linear
+        y[rkmk4.ANGULAR:rkmk4.ANGULAR + 3] = report.angular
+        y[self._angles_start:self._rates_start] = state.joint_angles
+        y[self._rates_start:] = state.joint_rates
         self._y = y
 
     def set_loads(self, loads=(), joint_torques=None) -> None:
         """Replace the external loads and joint torques (validated; InputError on bad values)."""
         self.loads = validate_loads(self.robot, loads)
         self.joint_torques = validate_joint_torques(self.robot, joint_torques)
-        self._packed_loads = compiled.pack_loads(self._model, self.loads)
+        self._packed_loads = kernels.pack_loads(self.robot, self.loads)
 
     @property
     def state(self) -> SpaceRobotState:
         """The current state (position and quasi-velocities reconstructed from the momenta)."""
         self._evaluate()
-        work = self._work.arrays
-        spherical, angles = self.robot.spherical_count, self.robot.angle_count
+        dynamics = self._data.dynamics
         return SpaceRobotState(
-            base_position=work[2][0].copy(), base_orientation=self._base_quaternion.copy(),
-            base_velocity=work[19][0:3].copy(), base_angular_velocity=work[19][3:6].copy(),
-            joint_angles=self._y[12 + 3 * spherical:12 + 3 * spherical + angles].copy(),
-            joint_orientations=self._joint_quaternions.copy(), joint_rates=work[19][6:].copy())
+            base_position=dynamics.com_positions[0].copy(), base_orientation=self._base_quaternion.copy(),
+            base_velocity=dynamics.v[0:3].copy(), base_angular_velocity=dynamics.v[3:6].copy(),
+            joint_angles=self._y[self._angles_start:self._rates_start].copy(),
+            joint_orientations=self._joint_quaternions.copy(), joint_rates=dynamics.v[6:].copy())
 
     def step(self, dt: float) -> None:
         """Advance by ``dt`` seconds with RKMK4.
 
-        A step that fails (a body or joint would turn more than :data:`.compiled.MAX_STEP_ROTATION` in it,
+        A step that fails (a body or joint would turn more than :data:`.rkmk4.MAX_STEP_ROTATION` in it,
         non-finite values, or a mass matrix that is not positive definite on the way) is retried in halves,
         down to :data:`SMALLEST_SUBSTEP`; the next step starts from twice the last sub-step that succeeded,
         so a fast phase costs about one refused try per step. If even that fails, ConvergenceError says
@@ -118,7 +120,7 @@ class Simulator:
             h = min(substep, remaining)
             status, stepped = self._try_step(y, base, joints, h)
             count += 1
-            if status == compiled.OK:
+            if status == kernels.OK:
                 y, base, joints = stepped
                 remaining -= h
                 if h == substep:
@@ -134,7 +136,7 @@ class Simulator:
 
     def advance(self, dt: float, count: int) -> None:
         """``count`` steps of ``dt`` seconds, as :meth:`step` ``count`` times (the same result to the bit): whole
-        steps in one compiled call (:func:`.compiled.rkmk4_steps`) while they work, :meth:`step` with its
+        steps in one compiled call (:func:`.rkmk4.rkmk4_steps`) while they work, :meth:`step` with its
         sub-steps for a step that does not. ConvergenceError as :meth:`step`, with the steps before kept."""
         dt = finite_scalar(dt, "time step", low=SMALLEST_SUBSTEP)
         left = count
@@ -142,15 +144,14 @@ class Simulator:
             if self._substep >= dt:
                 y_out, base_out, joints_out = (np.empty_like(a) for a in (self._y, self._base_quaternion,
                                                                           self._joint_quaternions))
-                status, done = compiled.rkmk4_steps(self._model.arrays, self._work.arrays, self._y,
-                                                    self._base_quaternion, self._joint_quaternions,
-                                                    self.joint_torques, *self._packed_loads, dt, left, y_out,
-                                                    base_out, joints_out)
+                status, done = rkmk4.bound_rkmk4_steps(self._binding, self._y, self._base_quaternion,
+                                                       self._joint_quaternions, self.joint_torques,
+                                                       *self._packed_loads, dt, left, y_out, base_out, joints_out)
                 self._y, self._base_quaternion, self._joint_quaternions = y_out, base_out, joints_out
                 for _ in range(done):      # as step() adds it: the same time to the bit
                     self.time += dt
                 left -= done
-                if status == compiled.OK:
+                if status == kernels.OK:
                     return
             self.step(dt)
             left -= 1
@@ -158,9 +159,9 @@ class Simulator:
     def sample(self) -> Sample:
         """The current :class:`Sample`."""
         state = self.state
-        work = self._work.arrays
-        orientations = np.array([matrix_to_quaternion(rotation) for rotation in work[1]])   # w >= 0
-        return Sample(self.time, work[2].copy(), orientations, joint_positions(self.robot, state),
+        dynamics = self._data.dynamics
+        orientations = np.array([matrix_to_quaternion(rotation) for rotation in dynamics.oRi])   # w >= 0
+        return Sample(self.time, dynamics.com_positions.copy(), orientations, joint_positions(self.robot, state),
                       momentum_report(self.robot, state), state)
 
     # ------------------------------------------------------------------ internals
@@ -168,16 +169,16 @@ class Simulator:
         y_out = np.empty_like(y)
         base_out = np.empty(4)
         joints_out = np.empty_like(joints)
-        status = compiled.rkmk4_step(self._model.arrays, self._work.arrays, y, base, joints, self.joint_torques,
-                                     *self._packed_loads, dt, y_out, base_out, joints_out)
+        status = rkmk4.bound_rkmk4_step(self._binding, y, base, joints, self.joint_torques, *self._packed_loads, dt,
+                                        y_out, base_out, joints_out)
         return status, (y_out, base_out, joints_out)
 
     def _evaluate(self) -> None:
-        """Fill the workspace at the current y (poses, base pose and quasi-velocities u)."""
+        """Fill the data at the current y (poses, base pose and quasi-velocities u)."""
         derivative = np.empty_like(self._y)
-        status = compiled.derivative(self._model.arrays, self._work.arrays, self._y, self._base_quaternion,
-                                     self._joint_quaternions, self.joint_torques, *self._packed_loads, derivative)
-        compiled.check_status(status, self.robot, f"the state at t = {self.time:.6g} s")
+        status = rkmk4.bound_derivative(self._binding, self._y, self._base_quaternion, self._joint_quaternions,
+                                        self.joint_torques, *self._packed_loads, derivative)
+        kernels.check_status(status, self.robot, f"the state at t = {self.time:.6g} s")
 
 
 def time_grid(duration: float, dt: float, times) -> tuple[np.ndarray, np.ndarray]:

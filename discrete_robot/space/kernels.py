@@ -31,13 +31,19 @@ elimination per arm (arms couple only through the base, eq. (39)).
 Evaluated by numba kernels over flat arrays: per-call numpy overhead (hundreds of small operations of
 ~1 µs each) otherwise costs ~30x the arithmetic.
 
-Model (:class:`CompiledModel`, built once from a :class:`SpaceRobot`): per body b (0 = base,
-1..N links, parents first) its parent, joint DOF count, first rate index, first angle index,
-quaternion index and depth; the links on its path from the base; joint axes, fixed rotations,
-offsets r_p, CoMs R_b, masses and inertias; per arm the indices of its rates in u.
+Model/Data as Pinocchio's: :func:`compile_model` flattens a :class:`SpaceRobot` once into a :class:`Model`
+(per body b (0 = base, 1..N links, parents first) its parent, joint DOF count, first rate index, first angle
+index, quaternion index and depth; the links on its path from the base; joint axes, fixed rotations, offsets
+r_p, CoMs R_b, masses and inertias; per arm the indices of its rates in u), :func:`create_data` allocates its
+:class:`Data` (every intermediate array, reused by every call; one per thread), and :func:`forward_dynamics`
+writes u̇ into ``data.ddq``::
 
-Data (:class:`Workspace`): every intermediate array, allocated once per model and reused; not
-shared between threads (each simulator owns one).
+    model = compile_model(robot)
+    data = create_data(model)
+    status = forward_dynamics(model, data, base_q, joint_q, angles, base_position, u, tau, *pack_loads(robot, ()))
+    # status == OK: data.ddq = [V̇0, ω̇0, joint accelerations]; data.M, data.nle, data.tau = M, h, Q
+
+The integrator built on these kernels is :mod:`.rkmk4`.
 
 Partial derivatives are stored per *slot*: the 3-row blocks of w that body b depends on, slot 0 =
 V0, slot 1 = ω0, slot 2 + k = the k-th link on b's path (its own link last). ``X[b, s]`` and
@@ -53,9 +59,11 @@ point (NaN = the body's CoM) and frame (1 = body, 0 = world).
 
 import math
 import weakref
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
+from numba.core import types
+from numba.experimental import structref
 
 from discrete_robot.errors import ConvergenceError, ModelError
 from discrete_robot.geometry3d import (
@@ -66,33 +74,25 @@ from discrete_robot.geometry3d import (
     mat_t_vec,
     mat_vec,
     mat_vec_add,
-    quaternion_exp,
-    quaternion_multiply,
     quaternion_to_matrix,
-    right_jacobian_inverse,
     rotation_into,
 )
 from discrete_robot.jit import njit
+from discrete_robot.linalg import cholesky_solve
 from discrete_robot.space.loads import LoadFrame
 from discrete_robot.space.robot import SpaceRobot
 
-# columns of CompiledModel.ints
+#: columns of :attr:`Model.tree`
 PARENT, NDOF, RATE, ANGLE, QUAT, DEPTH = range(6)
 #: kernel status codes
 OK, NOT_POSITIVE_DEFINITE, NOT_FINITE, TOO_FAST = 0, 1, 2, 3
-#: the largest rotation (rad) of the base or of a joint within one RKMK4 step: beyond it the step is refused
-#: (TOO_FAST) and the simulator sub-steps. RK4 stays stable only while ω h is O(1); a link spun up to
-#: 130 rad/s about its long axis and stepped at 0.05 s turns 6.5 rad per step, and RK4 then diverges
-#: without ever producing a non-finite number (rates of 1e51 rad/s, still "finite").
-MAX_STEP_ROTATION = 0.25
 
 
-@dataclass(frozen=True, eq=False)
-class CompiledModel:
-    """A :class:`SpaceRobot` as flat arrays (SI units; see the module docstring)."""
+class Model(NamedTuple):
+    """A :class:`SpaceRobot` as flat arrays (SI units; see the module docstring). Pinocchio's ``parents`` is
+    ``tree[:, PARENT]``, its ``inertias`` are ``mass``, ``com`` and ``inertia``."""
 
-    robot: SpaceRobot
-    ints: np.ndarray          # (nb, 6) int64: parent, ndof, rate start, angle start, quaternion index, depth
+    tree: np.ndarray          # (nb, 6) int64: parent, ndof, rate start, angle start, quaternion index, depth
     path: np.ndarray          # (nb, max depth) int64: links from the base to b (b last), -1 padded
     axes: np.ndarray          # (nb, 3, 3): joint axes as rows
     fixed: np.ndarray         # (nb, 3, 3): parent -> joint frame rotation at zero angles
@@ -103,20 +103,14 @@ class CompiledModel:
     arm_rates: np.ndarray     # (arms, max arm dof) int64 indices into u, -1 padded
     counts: np.ndarray        # int64 [dof, angle count, spherical count, slots]
 
-    @property
-    def arrays(self) -> tuple:
-        """The model as the kernels take it."""
-        return (self.ints, self.path, self.axes, self.fixed, self.offset, self.com, self.mass, self.inertia,
-                self.arm_rates, self.counts)
 
-
-def compile_model(robot: SpaceRobot) -> CompiledModel:
-    """Flatten ``robot`` into a :class:`CompiledModel` (once per robot)."""
+def compile_model(robot: SpaceRobot) -> Model:
+    """Flatten ``robot`` into a :class:`Model` (once per robot: :func:`shared` keeps one)."""
     nb = robot.body_count
     depth = np.array([len(path) for path in robot.ancestors])
     max_depth = max(1, int(depth.max()))
-    ints = np.zeros((nb, 6), dtype=np.int64)
-    ints[0] = (-1, 0, -1, -1, -1, 0)
+    tree = np.zeros((nb, 6), dtype=np.int64)
+    tree[0] = (-1, 0, -1, -1, -1, 0)
     path = -np.ones((nb, max_depth), dtype=np.int64)
     axes = np.zeros((nb, 3, 3))
     fixed = np.zeros((nb, 3, 3))
@@ -125,7 +119,7 @@ def compile_model(robot: SpaceRobot) -> CompiledModel:
     com = np.zeros((nb, 3))
     com[0] = robot.base_com
     for b, link in enumerate(robot.links, start=1):
-        ints[b] = (link.parent, link.ndof, link.rates.start, link.angles.start, link.quaternion_index, depth[b])
+        tree[b] = (link.parent, link.ndof, link.rates.start, link.angles.start, link.quaternion_index, depth[b])
         path[b, :depth[b]] = robot.ancestors[b]
         axes[b, :link.ndof] = link.axes
         fixed[b] = link.fixed_rotation
@@ -137,53 +131,109 @@ def compile_model(robot: SpaceRobot) -> CompiledModel:
     for k, rates in enumerate(arm_dofs):
         arm_rates[k, :len(rates)] = rates
     counts = np.array([robot.dof, robot.angle_count, robot.spherical_count, 2 + max_depth], dtype=np.int64)
-    return CompiledModel(robot, ints, path, axes, fixed, offset, com, robot.masses.astype(float),
-                         robot.inertias.astype(float), arm_rates, counts)
+    return Model(tree, path, axes, fixed, offset, com, robot.masses.astype(float), robot.inertias.astype(float),
+                 arm_rates, counts)
 
 
-class Workspace:
-    """Data: every array the kernels write, allocated once for one model and reused by every call."""
+class Data(NamedTuple):
+    """Every array the kernels write, allocated once for one model (:func:`create_data`) and reused by every call;
+    one per thread. Pinocchio's names where the meaning is the same: ``oRi`` and ``oPi`` are the rotation and
+    translation of its ``oMi`` (body frame in the world; a link's frame origin is its joint), ``M``, ``nle``
+    (h), ``tau`` (Q: generalised forces of the loads and joint torques), ``v`` (u = [V0, ω0, joint rates]),
+    ``ddq`` (u̇) and ``S`` (motion subspaces). The rest are the paper's quantities (module docstring); the
+    fields after ``momentum_terms`` are the kernels' scratch."""
 
-    def __init__(self, model: CompiledModel):
-        nb = model.ints.shape[0]
-        nu = 6 + int(model.counts[0])
-        slots = int(model.counts[3])
-        self.arrays = (
-            np.zeros((nb, 3, 3)),          # 0 relative A_b
-            np.zeros((nb, 3, 3)),          # 1 rotations body -> world
-            np.zeros((nb, 3)),             # 2 CoM positions, world
-            np.zeros((nb, 3)),             # 3 frame origins, world
-            np.zeros((nb, 3, 3)),          # 4 motion subspaces S (columns 0..ndof-1)
-            np.zeros((nb, slots, 3, 3)),   # 5 X = ∂Ω/∂w
-            np.zeros((nb, slots, 3, 3)),   # 6 Y = ∂V/∂w
-            np.zeros((nb, 6, 6)),          # 7 T_b, the partials' recursion map
-            np.zeros((nb, 6)),             # 8 subtree momenta P_b
-            np.zeros((nb, 6)),             # 9 their rates Ṗ_b at u̇ = 0
-            np.zeros((nb, 6, 6)),          # 10 composite inertias C_b of the subtrees
-            np.zeros((nb, 3)),             # 11 Ω_b
-            np.zeros((nb, 3)),             # 12 V_b
-            np.zeros((nb, 3)),             # 13 ω_b (relative)
-            np.zeros((nb, 3)),             # 14 Ω̇_b at u̇ = 0
-            np.zeros((nb, 3)),             # 15 V̇_b at u̇ = 0
-            np.zeros((nu, nu)),            # 16 mass matrix in u
-            np.zeros(nu),                  # 17 bias h
-            np.zeros(nu),                  # 18 generalised forces Q
-            np.zeros(nu),                  # 19 u
-            np.zeros(nu),                  # 20 u̇
-            np.zeros((nb, 3)),             # 21 total world force per body (loads)
-            np.zeros((nb + 1, 3)),         # 22 ∂K/∂w per w block (0 V0, 1 ω0, 1 + b link b)
-            np.zeros((nb + 1, 3)),         # 23 d/dt ∂K/∂w, then the whole left-hand side at u̇ = 0
-        )
+    relative: np.ndarray                    # (nb, 3, 3) A_b, parent -> child (the base: base -> world)
+    oRi: np.ndarray  # noqa: N815           (nb, 3, 3) body -> world
+    com_positions: np.ndarray               # (nb, 3) CoM, world, m
+    oPi: np.ndarray  # noqa: N815           (nb, 3) frame origins, world, m
+    S: np.ndarray                           # (nb, 3, 3) motion subspaces (columns 0..ndof-1)
+    angular_partials: np.ndarray            # (nb, slots, 3, 3) X = ∂Ω/∂w
+    linear_partials: np.ndarray             # (nb, slots, 3, 3) Y = ∂V/∂w
+    joint_maps: np.ndarray                  # (nb, 6, 6) T_b, the partials' recursion map
+    subtree_momentum: np.ndarray            # (nb, 6) P_b
+    subtree_momentum_rate: np.ndarray       # (nb, 6) Ṗ_b at u̇ = 0
+    composite_inertia: np.ndarray           # (nb, 6, 6) C_b of the subtrees
+    angular_velocity: np.ndarray            # (nb, 3) Ω_b, body frame, rad/s
+    linear_velocity: np.ndarray             # (nb, 3) V_b, body frame, m/s
+    relative_angular_velocity: np.ndarray   # (nb, 3) ω_b, link frame, rad/s
+    angular_velocity_bias_rate: np.ndarray  # (nb, 3) Ω̇_b at u̇ = 0
+    linear_velocity_bias_rate: np.ndarray   # (nb, 3) V̇_b at u̇ = 0
+    M: np.ndarray                           # (nu, nu) mass matrix in u
+    nle: np.ndarray                         # (nu,) h
+    tau: np.ndarray                         # (nu,) Q
+    v: np.ndarray                           # (nu,) u
+    ddq: np.ndarray                         # (nu,) u̇
+    body_force: np.ndarray                  # (nb, 3) total world force of the loads per body, N
+    momentum_partials: np.ndarray           # (nb + 1, 3) ∂K/∂w per w block (0 V0, 1 ω0, 1 + b link b)
+    momentum_terms: np.ndarray              # (nb + 1, 3) d/dt ∂K/∂w, then the left-hand side at u̇ = 0
+    block_forces: np.ndarray                # (nb + 1, 3) the loads' generalised forces per w block
+    rhs: np.ndarray                         # (nu,) Q − h
+    offset_hat: np.ndarray                  # (3, 3) [r_p]
+    com_hat: np.ndarray                     # (3, 3) [R_b]
+    matrix: np.ndarray                      # (3, 3) scratch
+    product: np.ndarray                     # (3, 3) scratch
+    carried: np.ndarray                     # (3, 3) scratch
+    e_angular: np.ndarray                   # (3, 3) B(b, b)
+    e_linear: np.ndarray                    # (3, 3) A(b, b)
+    vector: np.ndarray                      # (3,) scratch
+    carried_vector: np.ndarray              # (3,) scratch
+    moved_vector: np.ndarray                # (3,) scratch
+    coupling: np.ndarray                    # (6, 3) C_j Φ_jtᵀ
+    spatial_product: np.ndarray             # (6, 6) scratch
+    joint_map_rate: np.ndarray              # (6, 6) Ṫ_b
+    schur: np.ndarray                       # (6, 6) the base's Schur complement
+    base_solution: np.ndarray               # (6, 1) its right-hand side, then u̇ of the base
+    arm_block: np.ndarray                   # (widest arm, widest arm) an arm's block of M
+    arm_solutions: np.ndarray               # (arms, widest arm, 7) per arm its block⁻¹ [M_arm,base | rhs_arm]
 
 
-def pack_loads(model: CompiledModel, loads) -> tuple:
+def create_data(model: Model) -> Data:
+    """The :class:`Data` of ``model``, every array allocated once (zeros)."""
+    nb = model.tree.shape[0]
+    nu = 6 + int(model.counts[0])
+    slots = int(model.counts[3])
+    arms, widest = model.arm_rates.shape
+    return Data(
+        relative=np.zeros((nb, 3, 3)), oRi=np.zeros((nb, 3, 3)), com_positions=np.zeros((nb, 3)),
+        oPi=np.zeros((nb, 3)), S=np.zeros((nb, 3, 3)), angular_partials=np.zeros((nb, slots, 3, 3)),
+        linear_partials=np.zeros((nb, slots, 3, 3)), joint_maps=np.zeros((nb, 6, 6)),
+        subtree_momentum=np.zeros((nb, 6)), subtree_momentum_rate=np.zeros((nb, 6)),
+        composite_inertia=np.zeros((nb, 6, 6)), angular_velocity=np.zeros((nb, 3)), linear_velocity=np.zeros((nb, 3)),
+        relative_angular_velocity=np.zeros((nb, 3)), angular_velocity_bias_rate=np.zeros((nb, 3)),
+        linear_velocity_bias_rate=np.zeros((nb, 3)), M=np.zeros((nu, nu)), nle=np.zeros(nu), tau=np.zeros(nu),
+        v=np.zeros(nu), ddq=np.zeros(nu), body_force=np.zeros((nb, 3)), momentum_partials=np.zeros((nb + 1, 3)),
+        momentum_terms=np.zeros((nb + 1, 3)), block_forces=np.zeros((nb + 1, 3)), rhs=np.zeros(nu),
+        offset_hat=np.zeros((3, 3)), com_hat=np.zeros((3, 3)), matrix=np.zeros((3, 3)), product=np.zeros((3, 3)),
+        carried=np.zeros((3, 3)), e_angular=np.zeros((3, 3)), e_linear=np.zeros((3, 3)), vector=np.zeros(3),
+        carried_vector=np.zeros(3), moved_vector=np.zeros(3), coupling=np.zeros((6, 3)),
+        spatial_product=np.zeros((6, 6)), joint_map_rate=np.zeros((6, 6)), schur=np.zeros((6, 6)),
+        base_solution=np.zeros((6, 1)), arm_block=np.zeros((widest, widest)), arm_solutions=np.zeros((arms, widest, 7)))
+
+
+@structref.register
+class _BindingType(types.StructRef):
+    def preprocess_fields(self, fields):
+        return tuple((name, types.unliteral(kind)) for name, kind in fields)
+
+
+class Binding(structref.StructRefProxy):
+    """A model and its data as one numba object, ``Binding(model, data)`` (this module's :class:`Model` with its
+    :class:`Data` or a :class:`.rkmk4.Data`): from Python a NamedTuple argument costs numba ~1 µs per array to
+    type at every call, a Binding is typed once. The arrays are shared: results are read from the Python data."""
+
+
+structref.define_proxy(Binding, _BindingType, ["model", "data"])
+
+
+def pack_loads(robot: SpaceRobot, loads) -> tuple:
     """Validated :class:`ExternalLoad` s as the kernels' flat arrays (body, force, moment, point, in-body-frame)."""
     count = len(loads)
     bodies = np.zeros(count, dtype=np.int64)
     vectors = np.full((count, 3, 3), np.nan)
     in_body = np.zeros(count, dtype=np.int64)
     for k, load in enumerate(loads):
-        bodies[k] = model.robot.body_index(load.body)
+        bodies[k] = robot.body_index(load.body)
         vectors[k, 0] = load.force
         vectors[k, 1] = load.moment
         if load.point is not None:
@@ -213,14 +263,14 @@ def _project_rows(S, ndof, block, out):
 
 
 @njit
-def configuration(model, work, base_q, joint_q, angles, base_position):
+def configuration(model, data, base_q, joint_q, angles, base_position):
     """Poses, eq. (25): rotations A_b (parent -> child) and body -> world, CoM positions and joint origins
     (world, m) with the base CoM at ``base_position``, and each joint's motion subspace S_b (3 x ndof)."""
-    ints, axes, fixed, offset, com = model[0], model[2], model[3], model[4], model[5]
-    relative, rotations, positions, origins, S = work[0], work[1], work[2], work[3], work[4]
+    ints, axes, fixed, offset, com = model.tree, model.axes, model.fixed, model.offset, model.com
+    relative, rotations, positions, origins, S = data.relative, data.oRi, data.com_positions, data.oPi, data.S
     # 3x3 products by the small in-place kernels: numba's @ goes through BLAS, whose call costs more than the
     # 27 products of a 3x3 matrix (this loop runs once per body per dynamics evaluation)
-    turn, product, vector = np.empty((3, 3)), np.empty((3, 3)), np.empty(3)
+    turn, product, vector = data.matrix, data.product, data.vector
     relative[0] = quaternion_to_matrix(base_q)
     rotations[0] = relative[0]
     positions[0] = base_position
@@ -255,21 +305,19 @@ def configuration(model, work, base_q, joint_q, angles, base_position):
 
 
 @njit
-def partial_derivatives(model, work):
+def partial_derivatives(model, data):
     """X_b = ∂Ω_b/∂w and Y_b = ∂V_b/∂w per slot, eqs. (30), (32), (34)–(37), (42)–(45):
     inherited slots X_b = X_p A_b, Y_b = (Y_p + X_p [r_p]) A_b + X_b [R_b]; own slot X = I, Y = [R_b].
 
     The inherited slots are [X_b | Y_b] = [X_p | Y_p] T_b with T_b = [[A_b, [r_p] A_b + A_b [R_b]], [0, A_b]]
     (6x6), stored per body for the sums grouped by subtree (:func:`mass_matrix`, :func:`bias_forces`)."""
-    ints, offset, com = model[0], model[4], model[5]
-    relative, X, Y, T = work[0], work[5], work[6], work[7]
+    ints, offset, com = model.tree, model.offset, model.com
+    relative, X, Y, T = data.relative, data.angular_partials, data.linear_partials, data.joint_maps
     X[0] = 0.0
     Y[0] = 0.0
     X[0, 1] = np.eye(3)
     Y[0, 0] = np.eye(3)
-    rx = np.empty((3, 3))
-    Rx = np.empty((3, 3))
-    carried = np.empty((3, 3))
+    rx, Rx, carried = data.offset_hat, data.com_hat, data.carried
     for b in range(1, ints.shape[0]):
         p, own = ints[b, PARENT], 1 + ints[b, DEPTH]
         A = relative[b]
@@ -315,38 +363,36 @@ def _spatial_congruence_add(T, C, product, out):
 
 
 @njit
-def composite_inertias(model, work):
+def composite_inertias(model, data):
     """C_b: the inertia of the subtree rooted at body b moving rigidly with it, 6x6 over (Ω_b, V_b) in b's
     frame at b's CoM (kg m², kg m, kg): C_b = diag(I_b, m_b 1) + Σ_children T_c C_c T_cᵀ, T_c the map
     [X_js | Y_js] -> [X_cs | Y_cs] of :func:`partial_derivatives` (joint c held)."""
-    ints, mass, inertia = model[0], model[6], model[7]
-    T, C = work[7], work[10]
+    ints, mass, inertia = model.tree, model.mass, model.inertia
+    T, C = data.joint_maps, data.composite_inertia
     nb = ints.shape[0]
     for b in range(nb):
         C[b] = 0.0
         C[b, :3, :3] = inertia[b]
         for i in range(3):
             C[b, 3 + i, 3 + i] = mass[b]
-    product = np.empty((6, 6))
+    product = data.spatial_product
     for b in range(nb - 1, 0, -1):      # children before parents: parents come first in the body order
         _spatial_congruence_add(T[b], C[b], product, C[ints[b, PARENT]])
 
 
 @njit
-def mass_matrix(model, work):
+def mass_matrix(model, data):
     """M = Gᵀ M_w G with M_w = Σ_b Y_b m_b Y_bᵀ + X_b I_b X_bᵀ (kg, kg m²), the sum grouped by subtree.
 
     Slot t of body j (its own slot, and for the base both of its slots) moves j's whole subtree and nothing
     else, so for every slot s of j the (s, t) block of M_w is Φ_js C_j Φ_jtᵀ, with Φ_js = [X_js | Y_js] and C_j
     the subtree's composite inertia (:func:`composite_inertias`). This grouping (Walker & Orin's composite
     rigid bodies) costs O(bodies x depth) 3x3 products, summing body by body O(bodies x depth²)."""
-    ints, path = model[0], model[1]
-    S, X, Y, M, C = work[4], work[5], work[6], work[16], work[10]
-    composite_inertias(model, work)
+    ints, path = model.tree, model.path
+    S, X, Y, M, C = data.S, data.angular_partials, data.linear_partials, data.M, data.composite_inertia
+    composite_inertias(model, data)
     M[:, :] = 0.0
-    G = np.empty((6, 3))
-    block = np.empty((3, 3))
-    left = np.empty((3, 3))
+    G, block, left = data.coupling, data.matrix, data.product
     for j in range(ints.shape[0]):
         own = 1 + ints[j, DEPTH]
         for t in range(0 if j == 0 else own, own + 1):
@@ -383,14 +429,15 @@ def mass_matrix(model, work):
 
 
 @njit
-def velocities(model, work, u):
+def velocities(model, data, u):
     """Recursive kinematics (24), (27): Ω_b, V_b (body frames) and ω_b = S_b u_b from u = [V0, ω0, rates]."""
-    ints, offset, com = model[0], model[4], model[5]
-    relative, S, omega, velocity, rel = work[0], work[4], work[11], work[12], work[13]
+    ints, offset, com = model.tree, model.offset, model.com
+    relative, S, omega, velocity = data.relative, data.S, data.angular_velocity, data.linear_velocity
+    rel = data.relative_angular_velocity
     velocity[0] = u[0:3]
     omega[0] = u[3:6]
     rel[0] = 0.0
-    carried = np.empty(3)
+    carried = data.carried_vector
     for b in range(1, ints.shape[0]):
         p, ndof, r = ints[b, PARENT], ints[b, NDOF], 6 + ints[b, RATE]
         A = relative[b]
@@ -407,17 +454,17 @@ def velocities(model, work, u):
 
 
 @njit
-def _bias_accelerations(model, work):
+def _bias_accelerations(model, data):
     """Ω̇_b, V̇_b at u̇ = 0 (only the Ṡ u of universal joints, −q̇₀ q̇₁ a₁ × S₀, drives them besides
     the velocity products), by differentiating (24) and (27) with Ċ = −[ω]C."""
-    ints, axes, offset, com = model[0], model[2], model[4], model[5]
-    relative, S, omega, velocity, rel, omega_dot, velocity_dot, u = (work[0], work[4], work[11], work[12], work[13],
-                                                                     work[14], work[15], work[19])
+    ints, axes, offset, com = model.tree, model.axes, model.offset, model.com
+    relative, S, omega, velocity = data.relative, data.S, data.angular_velocity, data.linear_velocity
+    rel, omega_dot, velocity_dot = (data.relative_angular_velocity, data.angular_velocity_bias_rate,
+                                    data.linear_velocity_bias_rate)
+    u = data.v
     omega_dot[0] = 0.0
     velocity_dot[0] = 0.0
-    parent_omega = np.empty(3)
-    carried = np.empty(3)
-    moved = np.empty(3)
+    parent_omega, carried, moved = data.vector, data.carried_vector, data.moved_vector
     for b in range(1, ints.shape[0]):
         p, ndof, r = ints[b, PARENT], ints[b, NDOF], 6 + ints[b, RATE]
         A = relative[b]
@@ -464,7 +511,7 @@ def _spatial_mat_vec_add(T, v, out):
 
 
 @njit
-def bias_forces(model, work):
+def bias_forces(model, data):
     """h = Gᵀ × the left-hand sides of (19)–(21) at u̇ = 0: d/dt ∂K/∂w (velocity products), the transport
     terms [ω0] p_V0, [ω0] p_ω0 + [V0] p_V0, [ω_i] p_ω_i, and the E terms (47)–(53).
 
@@ -473,10 +520,12 @@ def bias_forces(model, work):
     (∂K/∂ω0 = P_0[:3], ∂K/∂V0 = P_0[3:]); its rate is [1 | [R_j]] Ṗ_j with Ṗ_j = μ̇_j + Σ_c (Ṫ_c P_c + T_c Ṗ_c),
     μ̇_b at u̇ = 0 and Ṫ_c from Ȧ_c = A_c [ω_c]. The E-term stacks B(α, i), A(α, i) (48)–(53) follow the partials'
     recursion from their seeds B(i, i) (50), A(i, i) (52), so E_i = [B(i, i) | A(i, i)] P_i."""
-    ints, path, offset, com, mass, inertia = model[0], model[1], model[4], model[5], model[6], model[7]
-    (relative, S, T, P, P_rate, omega, velocity, rel, omega_dot, velocity_dot, h) = (
-        work[0], work[4], work[7], work[8], work[9], work[11], work[12], work[13], work[14], work[15], work[17])
-    _bias_accelerations(model, work)
+    ints, path, offset, com, mass, inertia = model.tree, model.path, model.offset, model.com, model.mass, model.inertia
+    relative, S, T = data.relative, data.S, data.joint_maps
+    P, P_rate = data.subtree_momentum, data.subtree_momentum_rate
+    omega, velocity, rel = data.angular_velocity, data.linear_velocity, data.relative_angular_velocity
+    omega_dot, velocity_dot, h = data.angular_velocity_bias_rate, data.linear_velocity_bias_rate, data.nle
+    _bias_accelerations(model, data)
     nb = ints.shape[0]
     for b in range(nb):
         mat_vec(inertia[b], omega[b], P[b, :3])
@@ -484,11 +533,7 @@ def bias_forces(model, work):
         for i in range(3):
             P[b, 3 + i] = mass[b] * velocity[b, i]
             P_rate[b, 3 + i] = mass[b] * velocity_dot[b, i]
-    T_rate = np.empty((6, 6))
-    rx = np.empty((3, 3))
-    Rx = np.empty((3, 3))
-    w_hat = np.empty((3, 3))
-    A_rate = np.empty((3, 3))
+    T_rate, rx, Rx, w_hat, A_rate = data.joint_map_rate, data.offset_hat, data.com_hat, data.matrix, data.product
     for b in range(nb - 1, 0, -1):      # children before parents
         p = ints[b, PARENT]
         hat_into(rel[b], w_hat)
@@ -500,8 +545,8 @@ def bias_forces(model, work):
         _spatial_mat_vec_add(T[b], P_rate[b], P_rate[p])
         _spatial_mat_vec_add(T[b], P[b], P[p])
     # ∂K/∂w and the left-hand sides per w block (block 0 V0, 1 ω0, 1 + link)
-    momentum = work[22]
-    terms = work[23]
+    momentum = data.momentum_partials
+    terms = data.momentum_terms
     momentum[0] = P[0, 3:]
     momentum[1] = P[0, :3]
     terms[0] = P_rate[0, 3:]
@@ -514,10 +559,7 @@ def bias_forces(model, work):
     cross_add(omega[0], momentum[0], terms[0])
     cross_add(omega[0], momentum[1], terms[1])
     cross_add(velocity[0], momentum[0], terms[1])
-    own_b = np.empty((3, 3))
-    own_a = np.empty((3, 3))
-    vector = np.empty(3)
-    carried_velocity = np.empty(3)
+    own_b, own_a, vector, carried_velocity = data.e_angular, data.e_linear, data.vector, data.carried_vector
     for b in range(1, nb):
         p = ints[b, PARENT]
         A = relative[b]
@@ -540,23 +582,33 @@ def bias_forces(model, work):
 
 
 @njit
-def applied_forces(model, work, torques, load_bodies, load_vectors, load_in_body):
-    """Q = Gᵀ [F0; M0; M_i] of the loads plus the joint torques; also each body's world force in work[21].
+def load_in_world(data, load_bodies, load_vectors, load_in_body, k):
+    """Load ``k`` in the world at the configuration in ``data``: (body, force (N), moment (N m), application point
+    (m)). A load given in the body frame is turned by the body's rotation; a point given as NaN is the body's CoM,
+    any other is in the body frame from its origin (:func:`pack_loads`)."""
+    b = load_bodies[k]
+    R = data.oRi[b]
+    force, moment = load_vectors[k, 0], load_vectors[k, 1]
+    if load_in_body[k] == 1:
+        force, moment = R @ force, R @ moment
+    point = data.com_positions[b] if math.isnan(load_vectors[k, 2, 0]) else data.oPi[b] + R @ load_vectors[k, 2]
+    return b, force, moment, point
+
+
+@njit
+def applied_forces(model, data, torques, load_bodies, load_vectors, load_in_body):
+    """Q = Gᵀ [F0; M0; M_i] of the loads plus the joint torques; also each body's world force in data.body_force.
 
     F0, M0: total force and moment about the base CoM (base frame); M_i: moment about joint i of the loads on
     link i and every link outboard of it (link frame)."""
-    ints, path = model[0], model[1]
-    rotations, positions, origins, S, Q, body_force = work[1], work[2], work[3], work[4], work[18], work[21]
+    ints, path = model.tree, model.path
+    rotations, positions, origins, S, Q = data.oRi, data.com_positions, data.oPi, data.S, data.tau
+    body_force, w_forces = data.body_force, data.block_forces
     nb = ints.shape[0]
-    w_forces = np.zeros((nb + 1, 3))
+    w_forces[:] = 0.0
     body_force[:] = 0.0
     for k in range(load_bodies.shape[0]):
-        b = load_bodies[k]
-        R = rotations[b]
-        force, moment = load_vectors[k, 0], load_vectors[k, 1]
-        if load_in_body[k] == 1:
-            force, moment = R @ force, R @ moment
-        point = positions[b] if math.isnan(load_vectors[k, 2, 0]) else origins[b] + R @ load_vectors[k, 2]
+        b, force, moment, point = load_in_world(data, load_bodies, load_vectors, load_in_body, k)
         body_force[b] += force
         w_forces[0] += rotations[0].T @ force
         w_forces[1] += rotations[0].T @ (np.cross(point - positions[0], force) + moment)
@@ -571,45 +623,6 @@ def applied_forces(model, work, torques, load_bodies, load_vectors, load_in_body
 
 
 @njit
-def _cholesky_solve(A, B):
-    """Solve A X = B in place (B overwritten by X) for a symmetric positive-definite A (its lower triangle read,
-    then overwritten by the Cholesky factor L). Returns False if A is not positive definite. Written out: arm
-    blocks are small and LAPACK's per-call dispatch would dominate; the substitutions run row by row over all
-    right-hand sides at once, an inner loop the compiler vectorises."""
-    n, m = A.shape[0], B.shape[1]
-    for j in range(n):
-        d = A[j, j]
-        for k in range(j):
-            d -= A[j, k] * A[j, k]
-        if not d > 0.0:
-            return False
-        A[j, j] = math.sqrt(d)
-        inverse = 1.0 / A[j, j]
-        for i in range(j + 1, n):
-            s = A[i, j]
-            for k in range(j):
-                s -= A[i, k] * A[j, k]
-            A[i, j] = s * inverse
-    for i in range(n):          # L Z = B
-        for k in range(i):
-            factor = A[i, k]
-            for c in range(m):
-                B[i, c] -= factor * B[k, c]
-        inverse = 1.0 / A[i, i]
-        for c in range(m):
-            B[i, c] *= inverse
-    for i in range(n - 1, -1, -1):      # Lᵀ X = Z
-        inverse = 1.0 / A[i, i]
-        for c in range(m):
-            B[i, c] *= inverse
-        for k in range(i):
-            factor = A[i, k]
-            for c in range(m):
-                B[k, c] -= factor * B[i, c]
-    return True
-
-
-@njit
 def _arm_size(arm_rates, a):
     """Number of joint rates of arm ``a`` (its row of ``arm_rates`` is -1 padded)."""
     n = 0
@@ -619,15 +632,17 @@ def _arm_size(arm_rates, a):
 
 
 @njit
-def solve_by_arms(model, M, rhs, out):
-    """out = M⁻¹ rhs by block elimination (eq. (39)): each arm's block factored alone, then the 6x6 base
-    Schur complement; arms couple only through the base, so the cost is linear in the number of arms."""
-    arm_rates = model[8]
-    schur = M[:6, :6].copy()
-    reduced = rhs[:6].copy()
-    arms, widest = arm_rates.shape
-    solved = np.empty((arms, widest, 7))      # per arm: its block⁻¹ [M_arm,base | rhs_arm]
-    storage = np.empty((widest, widest))
+def solve_by_arms(model, data):
+    """u̇ = M⁻¹ (Q − h) into ``data.ddq`` by block elimination (eq. (39)): each arm's block factored alone, then
+    the 6x6 base Schur complement; arms couple only through the base, so the cost is linear in the number of
+    arms. Returns False if a block is not positive definite."""
+    arm_rates, M, rhs, out = model.arm_rates, data.M, data.rhs, data.ddq
+    for i in range(rhs.shape[0]):
+        rhs[i] = data.tau[i] - data.nle[i]
+    schur, base, solved, storage = data.schur, data.base_solution, data.arm_solutions, data.arm_block
+    schur[:, :] = M[:6, :6]
+    base[:, 0] = rhs[:6]
+    arms = arm_rates.shape[0]
     for a in range(arms):
         n = _arm_size(arm_rates, a)
         rows = arm_rates[a, :n]
@@ -639,16 +654,15 @@ def solve_by_arms(model, M, rhs, out):
             for j in range(6):
                 right[i, j] = M[rows[i], j]
             right[i, 6] = rhs[rows[i]]
-        if not _cholesky_solve(block, right):
+        if not cholesky_solve(block, right):
             return False
         for k in range(n):
             for i in range(6):
                 coupling = M[rows[k], i]
                 for j in range(6):
                     schur[i, j] -= coupling * right[k, j]
-                reduced[i] -= coupling * right[k, 6]
-    base = reduced.reshape(6, 1).copy()
-    if not _cholesky_solve(schur, base):
+                base[i, 0] -= coupling * right[k, 6]
+    if not cholesky_solve(schur, base):
         return False
     out[:6] = base[:, 0]
     for a in range(arms):
@@ -661,158 +675,30 @@ def solve_by_arms(model, M, rhs, out):
 
 
 @njit
-def forward_dynamics(model, work, base_q, joint_q, angles, base_position, u, torques, load_bodies, load_vectors,
+def forward_dynamics(model, data, base_q, joint_q, angles, base_position, u, torques, load_bodies, load_vectors,
                      load_in_body):
-    """u̇ = M⁻¹ (Q − h) of the state (written to work[20]); returns a status code (OK when solved)."""
-    configuration(model, work, base_q, joint_q, angles, base_position)
-    partial_derivatives(model, work)
-    mass_matrix(model, work)
-    work[19][:] = u
-    velocities(model, work, u)
-    bias_forces(model, work)
-    applied_forces(model, work, torques, load_bodies, load_vectors, load_in_body)
-    if not solve_by_arms(model, work[16], work[18] - work[17], work[20]):
+    """u̇ = M⁻¹ (Q − h) into ``data.ddq`` at the configuration (base attitude ``base_q``, spherical joints'
+    ``joint_q`` (quaternions [w, x, y, z]), other joints' ``angles`` (rad), base CoM ``base_position`` (m, world)),
+    quasi-velocities ``u`` = [V0, ω0, joint rates], joint ``torques`` and the loads of :func:`pack_loads`.
+    Returns a status code (OK when solved)."""
+    configuration(model, data, base_q, joint_q, angles, base_position)
+    partial_derivatives(model, data)
+    mass_matrix(model, data)
+    data.v[:] = u
+    velocities(model, data, u)
+    bias_forces(model, data)
+    applied_forces(model, data, torques, load_bodies, load_vectors, load_in_body)
+    if not solve_by_arms(model, data):
         return NOT_POSITIVE_DEFINITE
     return OK
 
 
-# ------------------------------------------------------------------------- RKMK4 in momentum coordinates
-#
-# y = [c (3), P (3), L (3), Θ0 (3), Θ_spherical (3 per spherical joint), joint angles, joint rates]:
-# the system CoM, total linear momentum and angular momentum about c (world frame), the Lie-algebra
-# increments of the base and spherical-joint attitudes since the step's start, the 1-/2-DOF angles and
-# the joint rates (see discrete_robot.space.simulation for why these coordinates).
-
-
 @njit
-def _attitudes(model, y, base_q, joint_q, base_out, joints_out):
-    """R_n exp(Θ) of the base and the spherical joints, as unit quaternions."""
-    counts = model[9]
-    base = quaternion_multiply(base_q, quaternion_exp(y[9:12]))
-    base_out[:] = base / math.sqrt(base @ base)
-    for k in range(counts[2]):
-        joint = quaternion_multiply(joint_q[k], quaternion_exp(y[12 + 3 * k:15 + 3 * k]))
-        joints_out[k] = joint / math.sqrt(joint @ joint)
-
-
-@njit
-def derivative(model, work, y, base_q, joint_q, torques, load_bodies, load_vectors, load_in_body, out):
-    """ẏ at y: reconstructs the base pose from c and the base velocities from P, L (first six rows of M u),
-    then the joint accelerations by the recursive forward dynamics. Returns a status code."""
-    counts, mass = model[9], model[6]
-    dof, n_angles, n_spherical = counts[0], counts[1], counts[2]
-    a0 = 12 + 3 * n_spherical
-    r0 = a0 + n_angles
-    base_now = np.empty(4)
-    joints_now = np.empty((n_spherical, 4))
-    _attitudes(model, y, base_q, joint_q, base_now, joints_now)
-    angles = y[a0:r0]
-    rates = y[r0:r0 + dof]
-    configuration(model, work, base_now, joints_now, angles, np.zeros(3))
-    positions, rotations, origins = work[2], work[1], work[3]
-    total = mass.sum()
-    offset = np.zeros(3)
-    for b in range(mass.shape[0]):
-        offset += mass[b] * positions[b]
-    base_position = y[0:3] - offset / total
-    for b in range(mass.shape[0]):
-        positions[b] += base_position
-        origins[b] += base_position
-    partial_derivatives(model, work)
-    mass_matrix(model, work)
-    M = work[16]
-    R0 = rotations[0]
-    momenta = np.empty((6, 1))
-    momenta[0:3, 0] = R0.T @ y[3:6]
-    momenta[3:6, 0] = R0.T @ (y[6:9] + np.cross(y[0:3] - base_position, y[3:6]))
-    for i in range(6):
-        for j in range(dof):
-            momenta[i, 0] -= M[i, 6 + j] * rates[j]
-    base_block = M[:6, :6].copy()
-    if not _cholesky_solve(base_block, momenta):
-        return NOT_POSITIVE_DEFINITE
-    u = work[19]
-    u[0:6] = momenta[:, 0]
-    u[6:] = rates
-    velocities(model, work, u)
-    bias_forces(model, work)
-    applied_forces(model, work, torques, load_bodies, load_vectors, load_in_body)
-    if not solve_by_arms(model, M, work[18] - work[17], work[20]):
-        return NOT_POSITIVE_DEFINITE
-    force, moment = np.zeros(3), np.zeros(3)
-    for k in range(load_bodies.shape[0]):
-        b = load_bodies[k]
-        R = rotations[b]
-        f, m = load_vectors[k, 0], load_vectors[k, 1]
-        if load_in_body[k] == 1:
-            f, m = R @ f, R @ m
-        point = positions[b] if math.isnan(load_vectors[k, 2, 0]) else origins[b] + R @ load_vectors[k, 2]
-        force += f
-        moment += np.cross(point - y[0:3], f) + m
-    out[0:3] = y[3:6] / total
-    out[3:6] = force
-    out[6:9] = moment
-    out[9:12] = right_jacobian_inverse(y[9:12]) @ u[3:6]
-    ints = model[0]
-    for b in range(1, ints.shape[0]):
-        r = 6 + ints[b, RATE]
-        if ints[b, NDOF] == 3:
-            k = ints[b, QUAT]
-            out[12 + 3 * k:15 + 3 * k] = right_jacobian_inverse(y[12 + 3 * k:15 + 3 * k]) @ u[r:r + 3]
-        else:
-            a = a0 + ints[b, ANGLE]
-            out[a:a + ints[b, NDOF]] = u[r:r + ints[b, NDOF]]
-    out[r0:r0 + dof] = work[20][6:]
-    return OK
-
-
-@njit
-def rkmk4_step(model, work, y, base_q, joint_q, torques, load_bodies, load_vectors, load_in_body, dt, y_out,
-               base_out, joints_out):
-    """One RKMK4 step of ``dt`` s from (y with zero increments, base_q, joint_q): the classical RK4 tableau on
-    ẏ, attitudes advanced by the exact exponential of the RK4 increments. Returns a status code (TOO_FAST when
-    an attitude or joint angle would turn more than :data:`MAX_STEP_ROTATION`); the outputs are valid only
-    when it is OK."""
-    n = y.shape[0]
-    k = np.empty((4, n))
-    stage = y.copy()
-    weights = (0.0, 0.5, 0.5, 1.0)
-    for i in range(4):
-        if i > 0:
-            stage = y + weights[i] * dt * k[i - 1]
-        status = derivative(model, work, stage, base_q, joint_q, torques, load_bodies, load_vectors, load_in_body,
-                            k[i])
-        if status != OK:
-            return status
-    y_out[:] = y + dt / 6.0 * (k[0] + 2.0 * k[1] + 2.0 * k[2] + k[3])
-    for i in range(n):
-        if not math.isfinite(y_out[i]):
-            return NOT_FINITE
-    counts = model[9]
-    rotations_end = 12 + 3 * counts[2] + counts[1]
-    for i in range(9, rotations_end):
-        if abs(y_out[i] - y[i]) > MAX_STEP_ROTATION:
-            return TOO_FAST
-    _attitudes(model, y_out, base_q, joint_q, base_out, joints_out)
-    y_out[9:12 + 3 * counts[2]] = 0.0
-    return OK
-
-
-@njit
-def rkmk4_steps(model, work, y, base_q, joint_q, torques, load_bodies, load_vectors, load_in_body, dt, count, y_out,
-                base_out, joints_out):
-    """``count`` steps of :func:`rkmk4_step` in one call (a simulator's tick: one dispatch of the model's arrays
-    instead of one per step). Returns (status, steps done); the outputs hold the state after the steps done, so
-    a failing step leaves the last state that worked."""
-    y_now, base_now, joints_now = y.copy(), base_q.copy(), joint_q.copy()
-    for done in range(count):
-        status = rkmk4_step(model, work, y_now, base_now, joints_now, torques, load_bodies, load_vectors,
-                            load_in_body, dt, y_out, base_out, joints_out)
-        if status != OK:
-            y_out[:], base_out[:], joints_out[:] = y_now, base_now, joints_now
-            return status, done
-        y_now[:], base_now[:], joints_now[:] = y_out, base_out, joints_out
-    return OK, count
+def bound_forward_dynamics(binding, base_q, joint_q, angles, base_position, u, torques, load_bodies, load_vectors,
+                           load_in_body):
+    """:func:`forward_dynamics` of a :class:`Binding` (the 1 kHz callers in Python)."""
+    return forward_dynamics(binding.model, binding.data, base_q, joint_q, angles, base_position, u, torques,
+                            load_bodies, load_vectors, load_in_body)
 
 
 def check_status(status: int, robot: SpaceRobot, what: str) -> None:
@@ -823,30 +709,16 @@ def check_status(status: int, robot: SpaceRobot, what: str) -> None:
         raise ConvergenceError(f"{what} produced non-finite values")
 
 
-def warm_up() -> None:
-    """Compile every kernel on the paper's dual-arm robot and on a mixed-joint tree (make setup)."""
-    from discrete_robot.model.description import model_from_dict
-    from discrete_robot.space.generated import multi_arm_model_data
-    from discrete_robot.space.simulation import Simulator
-    from discrete_robot.space.state import random_state
-
-    robot = SpaceRobot.from_model(model_from_dict(multi_arm_model_data(2, 3, mixed_joints=True)))
-    simulator = Simulator(robot, random_state(robot, np.random.default_rng(0), speed=0.1))
-    simulator.step(1e-3)
-    simulator.advance(1e-3, 2)
-    simulator.sample()      # the attitude conversions of geometry3d
+_SHARED: "weakref.WeakKeyDictionary[SpaceRobot, tuple[Model, Data]]" = weakref.WeakKeyDictionary()
 
 
-_SHARED: "weakref.WeakKeyDictionary[SpaceRobot, tuple[CompiledModel, Workspace]]" = weakref.WeakKeyDictionary()
-
-
-def shared(robot: SpaceRobot) -> tuple[CompiledModel, Workspace]:
-    """The compiled model and a workspace for ``robot``, built on first use and kept while the robot lives.
+def shared(robot: SpaceRobot) -> tuple[Model, Data]:
+    """The model and a data for ``robot``, built on first use and kept while the robot lives.
 
     For the one-off evaluations of :mod:`.recursive` and :mod:`.kinematics` (one thread); a
-    :class:`~discrete_robot.space.simulation.Simulator` owns its own workspace.
+    :class:`~discrete_robot.space.simulation.Simulator` owns its own data.
     """
     if robot not in _SHARED:
         model = compile_model(robot)
-        _SHARED[robot] = (model, Workspace(model))
+        _SHARED[robot] = (model, create_data(model))
     return _SHARED[robot]
