@@ -1,47 +1,131 @@
 """Compile every numba kernel into the on-disk cache (run by ``make setup``; ``python -m discrete_robot.warmup``).
 
-Each module named in :data:`WARM_UP_MODULES` exposes ``warm_up()``, which calls its
-kernels once on a small model with the argument types the package uses, so a node
-or CLI started afterwards loads compiled code instead of compiling (see
-:mod:`discrete_robot.jit`). A module that holds kernels adds itself here.
+One group per compiled capability runs that capability's public entry points once on small models (simulators,
+predictions, planners: the calls a node or CLI makes), so each kernel compiles with the argument types the package
+passes it, and a node or CLI started afterwards loads compiled code instead of compiling (the cache: ``jit.py``,
+not named here as a module, so that editing this file leaves the kernels' cache version as it is). The kernel
+modules know nothing of this: warm-up calls them, they never call it. A capability that adds a kernel reaches it
+from its group here, through the public call that uses it.
 
-The modules compile in parallel processes, one per core (numba compiles in one thread, and each module's
-kernels are cached in files of their own), the longest first so that the last to finish starts early.
+The groups compile in parallel processes, one per core (numba compiles in one thread, and each module's kernels
+are cached in files of their own), the longest first so that the last to finish starts early.
 """
 
-import importlib
 import os
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 
-#: modules with a ``warm_up()`` that compiles their kernels, the longest to compile first
-WARM_UP_MODULES: list[str] = [
-    "discrete_robot.space.compiled",
-    "discrete_robot.discrete.compiled",
-    "discrete_robot.pushing.compiled",
-    "discrete_robot.planning.reachability",
-    "discrete_robot.planning.dmoc_compiled",
-]
+import numpy as np
+
+#: a small URDF with a prismatic joint and a mimic follower (evaluated as its expanded model, model.mimic)
+MIMIC_PRISMATIC_URDF = """<robot name="warm_up">
+  <link name="base"/>
+  <joint name="shoulder" type="revolute"><parent link="base"/><child link="upper"/><axis xyz="0 0 1"/>
+    <limit lower="-3" upper="3" effort="10" velocity="2"/></joint>
+  <link name="upper">{inertial}</link>
+  <joint name="slide" type="prismatic"><parent link="upper"/><child link="left"/><axis xyz="1 0 0"/>
+    <limit lower="-0.5" upper="0.5" effort="10" velocity="1"/></joint>
+  <link name="left">{inertial}</link>
+  <joint name="follower" type="prismatic"><parent link="upper"/><child link="right"/><axis xyz="0 1 0"/>
+    <limit lower="-0.5" upper="0.5" effort="10" velocity="1"/><mimic joint="slide" multiplier="-1"/></joint>
+  <link name="right">{inertial}</link>
+</robot>""".format(inertial='<inertial><origin xyz="0.5 0 0"/><mass value="1"/>'
+                             '<inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>')
+
+
+def space() -> None:
+    """The space robot's simulator on the mixed-joint 2x3 tree, under a load and joint torques: one step, an
+    advance of several, a sample (geometry3d's attitude conversions)."""
+    from discrete_robot.model.description import model_from_dict
+    from discrete_robot.space.generated import multi_arm_model_data
+    from discrete_robot.space.loads import ExternalLoad
+    from discrete_robot.space.robot import SpaceRobot
+    from discrete_robot.space.simulation import Simulator
+    from discrete_robot.space.state import random_state
+
+    robot = SpaceRobot.from_model(model_from_dict(multi_arm_model_data(2, 3, mixed_joints=True)))
+    for loads, torques in (((), None), ([ExternalLoad(robot.body_names[-1], force=np.array([0.1, 0.0, 0.0]))],
+                                        np.full(robot.dof, 0.01))):
+        simulator = Simulator(robot, random_state(robot, np.random.default_rng(0), speed=0.1), loads, torques)
+        simulator.step(1e-3)
+        simulator.advance(1e-3, 2)
+        simulator.sample()
+
+
+def discrete() -> None:
+    """The discrete-mechanics simulator as the nodes and CLIs run it: on the planar arm, the 6-joint arm and a
+    mimic/prismatic model, a run under held forces and steps one by one, with joint stops and dissipation; a long
+    step; the other integrators; the inverse dynamics of the nodes' feedforward."""
+    from discrete_robot.discrete.dissipation import Dissipation
+    from discrete_robot.discrete.simulation import FixedStepSimulation
+    from discrete_robot.model.description import load_model, package_config_path
+    from discrete_robot.model.dynamics import RigidBodySystem
+    from discrete_robot.model.lagrangian import generalized_forces
+    from discrete_robot.model.urdf_reader import model_from_urdf
+
+    models = [load_model(package_config_path(name)) for name in ("planar_2link.yaml", "arm_6dof.yaml")]
+    for model in [*models, model_from_urdf(MIMIC_PRISMATIC_URDF)]:
+        system, n = RigidBodySystem(model), model.dof
+        q, qd, tau = np.zeros(n), np.ones(n), np.zeros(n)
+        generalized_forces(system, q, qd, qd)
+        simulation = FixedStepSimulation(system, "discrete", 1e-3, q, qd, lower=np.full(n, -0.002),
+                                         upper=np.full(n, 0.002), dissipation=Dissipation(qd, 0.1 * qd))
+        simulation.step(3, tau)
+        simulation.step(2, lambda t, q, qd, tau=tau: tau)
+    planar = RigidBodySystem(models[0])
+    for kind, dt in (("discrete", 0.1), ("variational", 1e-3), ("rk45", 1e-3)):
+        FixedStepSimulation(planar, kind, dt, np.zeros(2), np.ones(2)).step(2, np.zeros(2))
+
+
+def pushing() -> None:
+    """Push predictions on a square (exact uniform pressure and support points; a sticking and a sliding
+    contact) and a simulated push along a path."""
+    from discrete_robot.pushing.object_model import make_pushed_object
+    from discrete_robot.pushing.prediction import predict_push
+    from discrete_robot.pushing.simulation import simulate_push
+
+    square = np.array([[-0.1, -0.1], [0.1, -0.1], [0.1, 0.1], [-0.1, 0.1]])
+    for points, weights in ((None, None), (0.5 * square, np.ones(4))):
+        obj = make_pushed_object(square, 0.5, 1.0, support_points=points, support_weights=weights)
+        for point, friction in (([-0.1, 0.0], 0.5), ([-0.1, 0.05], 0.05)):
+            predict_push(obj, point, [1.0, 0.2], friction)
+        simulate_push(obj, np.zeros(3), np.array([[-0.15, 0.03], [0.1, 0.03]]), 0.05, 0.05, 0.3, 0.01)
+
+
+def planning() -> None:
+    """The trajectory planner's two methods on the planar arm: a minimum-time plan (the reachability passes) and
+    a short minimum-effort DMOC plan (the step Jacobians)."""
+    from discrete_robot.model.description import load_model, package_config_path
+    from discrete_robot.planning.planner import PlannerSettings, TrajectoryPlanner
+
+    planner = TrajectoryPlanner(load_model(package_config_path("planar_2link.yaml")), PlannerSettings(grid_points=10))
+    waypoints = [[0.0, 0.0], [np.pi / 2, np.pi / 4]]
+    planner.plan(waypoints)
+    planner.plan(waypoints, method="min_effort", duration=1.5, time_step_hint=0.05)
+
+
+#: one group per compiled capability, the longest to compile first
+GROUPS = {"space": space, "discrete": discrete, "pushing": pushing, "planning": planning}
 
 
 def warm_up(name: str) -> float:
-    """Compile one module's kernels; the seconds it took."""
+    """Compile one group's kernels; the seconds it took."""
     start = time.perf_counter()
-    importlib.import_module(name).warm_up()
+    GROUPS[name]()
     return time.perf_counter() - start
 
 
 def main(workers: int | None = None) -> int:
-    workers = workers or min(len(WARM_UP_MODULES), os.cpu_count() or 1)
+    workers = workers or min(len(GROUPS), os.cpu_count() or 1)
     start = time.perf_counter()
     if workers > 1:
         with ProcessPoolExecutor(workers) as pool:
-            seconds = list(pool.map(warm_up, WARM_UP_MODULES))
+            seconds = list(pool.map(warm_up, GROUPS))
     else:
-        seconds = [warm_up(name) for name in WARM_UP_MODULES]
-    each = ", ".join(f"{name.split('.', 1)[1]} {s:.0f} s" for name, s in zip(WARM_UP_MODULES, seconds, strict=True))
-    print(f"warmup: {len(WARM_UP_MODULES)} kernel modules ready in {time.perf_counter() - start:.1f} s "
+        seconds = [warm_up(name) for name in GROUPS]
+    each = ", ".join(f"{name} {s:.0f} s" for name, s in zip(GROUPS, seconds, strict=True))
+    print(f"warmup: {len(GROUPS)} capabilities' kernels ready in {time.perf_counter() - start:.1f} s "
           f"({workers} processes: {each})")
     return 0
 
