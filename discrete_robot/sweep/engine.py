@@ -4,7 +4,7 @@ Ray and pyarrow are imported here (and in :mod:`.results`) only, when a sweep ru
 them. The driver keeps two tasks in flight per worker (one running, one queued behind it, so that a worker never
 waits for the driver between tasks): each task runs a batch of cases in a worker process
 (:func:`run_cases`: every case under ``budget.limited(case_timeout)``, its exception recorded as a failed row)
-and returns its rows as an Arrow table, which the driver writes at once as a part (:mod:`.results`).
+and returns its rows encoded as a Parquet part, which the driver writes at once (:mod:`.results`).
 Batches follow guided self-scheduling (:func:`batch_size`): a new task takes ceil(remaining / (2 workers))
 cases, at most the spec's ``batch``, and at least enough for TASK_S of work at the per-case cost measured so
 far (or a tenth of ``batch`` before the first result): cheap cases share a task (Ray's per-task cost, about
@@ -38,7 +38,7 @@ from collections import deque
 from pathlib import Path
 
 from discrete_robot import budget
-from discrete_robot.sweep.results import ResultStore, cases_table
+from discrete_robot.sweep.results import ResultStore, cases_table, encode
 
 #: s a task may take beyond its cases' timeouts before it is cancelled: a fresh worker's imports and kernel loads
 START_GRACE = 10.0
@@ -52,12 +52,13 @@ QUEUED = 2
 TOKEN_FILE = Path.home() / ".ray" / "auth_token"
 
 
-def run_cases(experiment, batch: bytes, case_timeout: float):
-    """Run the cases pickled in ``batch`` in this worker process; their rows as an Arrow table (module
-    docstring). The cases come as one pickle: a list argument would be serialized by Ray one object at a
-    time (msgpack, one pickle per case: 9 ms per 1000 cases in the driver, measured)."""
+def run_cases(experiment, batch: bytes, case_timeout: float) -> tuple[bytes, int, float]:
+    """Run the cases pickled in ``batch`` in this worker process (module docstring): their rows encoded as a
+    Parquet part (:func:`.results.encode`), how many failed and the seconds they took. The cases come as one
+    pickle: a list argument would be serialized by Ray one object at a time (msgpack, one pickle per case:
+    9 ms per 1000 cases in the driver, measured)."""
     cases = pickle.loads(batch)
-    outcomes = []
+    outcomes, failed, wall_s = [], 0, 0.0
     for case in cases:
         started = time.perf_counter()
         try:
@@ -65,8 +66,11 @@ def run_cases(experiment, batch: bytes, case_timeout: float):
                 outcome = ("ok", "", experiment.function(case.inputs, case.seed))
         except Exception as exception:  # any failure of a case is its row's reason; the batch goes on
             outcome = ("failed", f"{type(exception).__name__}: {exception}", {})
-        outcomes.append((*outcome, time.perf_counter() - started))
-    return cases_table(experiment, cases, outcomes, f"{socket.gethostname()}:{os.getpid()}")
+            failed += 1
+        took = time.perf_counter() - started
+        wall_s += took
+        outcomes.append((*outcome, took))
+    return encode(cases_table(experiment, cases, outcomes, f"{socket.gethostname()}:{os.getpid()}")), failed, wall_s
 
 
 def batch_size(remaining: int, workers: int, batch: int, case_s: float | None) -> int:
@@ -170,8 +174,6 @@ def _drive(ray, remote, experiment_ref, experiment, spec, todo: deque, workers: 
            bar) -> None:
     """Keep QUEUED tasks per worker in flight until every case has a row. On
     KeyboardInterrupt the tasks in flight are cancelled (their workers stopped) and it propagates."""
-    import pyarrow.compute as pc
-
     isolated: deque = deque()
     in_flight: dict = {}
     failed, measured, measured_s = 0, 0, 0.0
@@ -186,12 +188,11 @@ def _drive(ray, remote, experiment_ref, experiment, spec, todo: deque, workers: 
         allowed = QUEUED * (spec.retries + 1) * (spec.case_timeout * len(batch) + START_GRACE)
         in_flight[ref] = (batch, time.monotonic(), allowed)
 
-    def record(table):
+    def record(part: bytes, rows: int, part_failed: int, wall_s: float):
         nonlocal failed, measured, measured_s
-        store.write(table)
-        measured, measured_s = measured + table.num_rows, measured_s + pc.sum(table.column("wall_s")).as_py()
-        failed += table.column("status").to_pylist().count("failed")
-        bar.update(table.num_rows)
+        store.write(part, rows)
+        measured, measured_s, failed = measured + rows, measured_s + wall_s, failed + part_failed
+        bar.update(rows)
         bar.set_postfix(failed=failed, refresh=False)
 
     def give_up(batch, submitted: float, reason: str):
@@ -199,7 +200,8 @@ def _drive(ray, remote, experiment_ref, experiment, spec, todo: deque, workers: 
         if len(batch) > 1:
             isolated.extend(batch)
             return
-        record(cases_table(experiment, batch, [("failed", reason, {}, time.monotonic() - submitted)], ""))
+        took = time.monotonic() - submitted
+        record(encode(cases_table(experiment, batch, [("failed", reason, {}, took)], "")), 1, 1, took)
 
     try:
         while todo or isolated or in_flight:
@@ -209,11 +211,11 @@ def _drive(ray, remote, experiment_ref, experiment, spec, todo: deque, workers: 
             for ref in ready:
                 batch, submitted, _ = in_flight.pop(ref)
                 try:
-                    table = ray.get(ref)
+                    part, part_failed, wall_s = ray.get(ref)
                 except ray.exceptions.RayError as error:
                     give_up(batch, submitted, _failure_reason(error))
                     continue
-                record(table)
+                record(part, len(batch), part_failed, wall_s)
             now = time.monotonic()
             for ref, (batch, submitted, allowed) in list(in_flight.items()):
                 if now - submitted > allowed:

@@ -3,7 +3,9 @@
 One row per case: ``case`` (id), ``sample``, ``seed``, every input by name, ``status`` (ok / failed),
 ``error``, the experiment's metrics (null when failed), ``wall_s`` and ``worker`` (host:pid). Every finished
 task's rows go at once to their own part file, ``DIR/parts/<run>-<n>.parquet``, written under a temporary name
-and renamed (an atomic step), so a killed sweep loses only the tasks in flight. :meth:`ResultStore.consolidate`
+and renamed (an atomic step), so a killed sweep loses only the tasks in flight. A worker encodes its task's
+part itself (:func:`encode`) and the driver writes the bytes as they come: the driver, which shares the
+machine with the workers, decodes and encodes nothing per case. :meth:`ResultStore.consolidate`
 merges ``DIR/results.parquet`` and the parts into a new ``results.parquet`` (again written aside and renamed),
 then removes the parts; for a case with several rows (a failure re-run by ``--resume``) the last written wins.
 pyarrow is imported here only, and this module only by the sweep engine.
@@ -46,6 +48,14 @@ def cases_table(experiment, cases: list, outcomes: list[tuple[str, str, dict, fl
     return pa.Table.from_pydict(columns, schema=schema(experiment))
 
 
+def encode(table: pa.Table) -> bytes:
+    """``table`` as the bytes of a part file: no compression nor statistics (a part is read once, by
+    :meth:`ResultStore.consolidate`; both cost more than they save there)."""
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink, compression="none", write_statistics=False)
+    return sink.getvalue().to_pybytes()
+
+
 class ResultStore:
     """``DIR/results.parquet`` and the parts of the running sweep (module docstring)."""
 
@@ -66,14 +76,14 @@ class ResultStore:
     def _part_files(self) -> list[Path]:
         return sorted(self.parts.glob("*.parquet")) if self.parts.is_dir() else []
 
-    def write(self, table: pa.Table) -> None:
-        """One finished task's rows, as their own part (atomic)."""
+    def write(self, part: bytes, rows: int) -> None:
+        """One finished task's ``rows``, encoded as a part (:func:`encode` of a :func:`schema` table), as their
+        own file (atomic)."""
         self.count += 1
-        self.rows += table.num_rows
+        self.rows += rows
         target = self.parts / f"{self.run}-{self.count:06d}.parquet"
         temporary = target.with_suffix(".tmp")
-        # no compression nor statistics in a part (read once, by consolidate): a tenth of the driver's time
-        pq.write_table(table.cast(self.schema), temporary, compression="none", write_statistics=False)
+        temporary.write_bytes(part)
         os.replace(temporary, target)
 
     def read(self) -> pa.Table:
