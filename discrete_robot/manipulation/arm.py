@@ -16,15 +16,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from discrete_robot.errors import InputError
-from discrete_robot.manipulation.scene import TableScene
+from discrete_robot.manipulation.scene import DOWNWARD, TableScene
 from discrete_robot.model.description import RobotModel
 from discrete_robot.model.inverse_kinematics import ToolPoint, joint_path, tool_pose
 from discrete_robot.validation import finite_scalar, finite_vector, positive_step
 
 #: the peak speed of a min-jerk segment is this times its mean speed
 MIN_JERK_PEAK = 15.0 / 8.0
-#: a spatial arm's fingertip axis must point this close to straight down (cosine) in its ready configuration
-DOWNWARD = 0.99
 
 
 @dataclass(frozen=True)

@@ -30,9 +30,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from discrete_robot import budget
+from discrete_robot.geometry2d import rotation2d
 from discrete_robot.pushing.object_model import PushedObject
 from discrete_robot.pushing.polygon import centroid
-from discrete_robot.pushing.simulation import clearance, rotation, simulate_push, to_world
+from discrete_robot.pushing.pose import to_world
+from discrete_robot.pushing.simulation import clearance, simulate_push
 from discrete_robot.validation import finite_vector
 
 CONTACT_FRACTIONS = (0.2, 0.5, 0.8)
@@ -93,14 +95,14 @@ def _candidates(obj: PushedObject, pose, remaining: float, radius: float):
     as any push of its contact and direction may be (shorter ones are its prefixes)."""
     vertices = obj.footprint
     length = float(np.clip(remaining + STANDOFF, MIN_REACH, MAX_PUSH))
-    R = rotation(pose[2])
+    R = rotation2d(pose[2])
     for a, b in zip(vertices, np.roll(vertices, -1, axis=0), strict=True):
         edge = b - a
         outward = np.array([edge[1], -edge[0]]) / np.linalg.norm(edge)   # counter-clockwise footprint
         for fraction in CONTACT_FRACTIONS:
             contact = a + fraction * edge
             for angle in DIRECTION_ANGLES:
-                direction = R @ (rotation(angle) @ -outward)
+                direction = R @ (rotation2d(angle) @ -outward)
                 start = to_world(pose, (contact + radius * outward)[None])[0] - STANDOFF * direction
                 yield contact, np.array([start, start + (STANDOFF + length) * direction])
 

@@ -17,8 +17,11 @@ import numpy as np
 from discrete_robot.config_files import load_yaml
 from discrete_robot.errors import InputError, ModelError
 from discrete_robot.pushing.object_model import PushedObject, make_pushed_object
-from discrete_robot.pushing.simulation import to_world
+from discrete_robot.pushing.pose import to_world
 from discrete_robot.validation import finite_scalar, finite_vector
+
+#: a spatial arm's fingertip axis must point this close to straight down (cosine) in its ready configuration
+DOWNWARD = 0.99
 
 
 @dataclass(frozen=True)
@@ -137,7 +140,6 @@ def default_scene(model, seed: int = 0) -> TableScene:
     and a 5 mm clearance. InputError when the model has no fingertip or no sample points it down.
     """
     from discrete_robot.errors import InfeasibleError
-    from discrete_robot.manipulation.arm import DOWNWARD
     from discrete_robot.model.inverse_kinematics import ToolPoint, joint_path
     from discrete_robot.model.kinematics import forward_kinematics
 

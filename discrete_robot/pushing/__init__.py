@@ -1,11 +1,19 @@
 """Quasistatic pushing by the principle of minimum power (Peshkin & Sanderson).
 
-- :mod:`.power_program`: minimum of a Coulomb-friction power on an affine set of velocities.
-- :mod:`.minimum_power`: the general solver for particles with constraints; :mod:`.paper_examples`: the
-  snaked rope and the section-5 particle pushed by a fence.
-- :mod:`.polygon`, :mod:`.support`, :mod:`.object_model`, :mod:`.prediction`: a planar object pushed by a finger.
-- :mod:`.simulation`: the object's pose while the finger follows a path.
-- :mod:`.requests`, :mod:`.cli`: the PredictPush / SimulatePush fields as plain data; ``python -m discrete_robot push``.
+Modules in their one-way order: each imports only modules of the layers before it (docs/pushing.md).
+
+1. solvers: :mod:`.power_program` (minimum of a Coulomb-friction power on an affine set of velocities);
+   :mod:`.minimum_power`, the general solver for particles with constraints, and :mod:`.paper_examples`, the
+   snaked rope and the section-5 particle pushed by a fence.
+2. geometry: :mod:`.polygon` (footprints, the outline's nearest point), :mod:`.pose` (planar poses).
+3. kernels: :mod:`.compiled` (the support friction and the prediction's solvers, numba; imports nothing of
+   pushing/).
+4. support: :mod:`.support` (pressure models, each building its ``compiled.Model``), :mod:`.object_model`.
+5. prediction: :mod:`.prediction` (a planar object pushed by a finger).
+6. simulation: :mod:`.simulation` (the object's pose while the finger follows a path), :mod:`.streaming` (a
+   streamed finger).
+7. interface: :mod:`.requests`, :mod:`.commands`, :mod:`.cli`: the PredictPush / SimulatePush fields as plain
+   data; ``python -m discrete_robot push``.
 
 See docs/pushing.md.
 """

@@ -8,6 +8,7 @@ import numpy as np
 
 from discrete_robot.errors import InputError
 from discrete_robot.plotting import new_figure, save_figure
+from discrete_robot.pushing.pose import to_world
 from discrete_robot.pushing.prediction import predict_push
 from discrete_robot.pushing.requests import (
     parse_predict_request,
@@ -15,7 +16,7 @@ from discrete_robot.pushing.requests import (
     prediction_fields,
     trajectory_fields,
 )
-from discrete_robot.pushing.simulation import PushTrajectory, simulate_push, to_world
+from discrete_robot.pushing.simulation import PushTrajectory, simulate_push
 
 
 def read_request(text: str) -> dict:

@@ -1,26 +1,30 @@
 """The support friction's inner loops, and the prediction's two solvers around them, as numba kernels (the math
-is in :mod:`.support`'s and :mod:`.prediction`'s docstrings).
+is in :mod:`.support`'s and :mod:`.prediction`'s docstrings). Imports nothing of :mod:`discrete_robot.pushing`:
+the support classes build a :class:`Model` and hand it here.
 
 A push prediction evaluates the dissipated power and its derivatives a few dozen times on a handful of edges or a
 few hundred points; numpy's per-call overhead was most of that cost (as in :mod:`discrete_robot.jit`), and then
 the Python of the solvers' loops around them.
 
+- :class:`Model`: a support as the kernels take it, built by :func:`points_model` or :func:`polygon_model`;
 - :func:`point_sums`: P, ∂P/∂ξ and ∂²P/∂ξ² of Σ_i w_i |v(r_i)| over support points;
 - :func:`polygon_closed_form`: the same for a uniform pressure over a polygon, by the edge integrals of
   :class:`.support.UniformPolygonSupport`, about the center of rotation p = perp(v)/ω;
-- :func:`dissipation`: either, for a support given as its kernel tuple (``kernel`` of the support classes:
-  ``(kind, x, y, weights, rest, size, ax, ay, tx, ty, lengths, area, tiny, cx, cy)``, see :func:`points_kernel`
-  and :func:`polygon_kernel`);
+- :func:`dissipation`: either, for a support's :class:`Model`;
 - :func:`sticking_rotation`: the sticking motion's rotation rate, the root of the power's slope along a line of
   twists (safeguarded Newton);
 - :func:`newton_on_plane`: the least power on the plane W · ξ = 1 (damped Newton), the sliding motion;
-- :func:`force_in_cone`, :func:`sliding_motion`: the contact modes' tests and the sliding motion's scaling;
-- :func:`closest_on_outline`: where on the footprint's outline a finger touches.
+- :func:`force_in_cone`, :func:`sliding_motion`: the contact modes' tests and the sliding motion's scaling.
 
-The power kernels fill ``gradient`` (3,) and, with ``hessian``, ``matrix`` (3, 3), and return P.
+The power kernels fill ``gradient`` (3,) and, with ``hessian``, ``matrix`` (3, 3), and return P. Usage::
+
+    model = points_model(x, y, weights, rest=1e-13, reach=1.0)
+    gradient, matrix = np.empty(3), np.empty((3, 3))
+    power = dissipation(model, np.array([0.0, 1.0, 0.5]), True, gradient, matrix)
 """
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -116,23 +120,6 @@ def polygon_closed_form(ax, ay, tx, ty, lengths, area, tiny, twist, hessian, gra
 
 
 @njit
-def closest_on_outline(vertices, px, py):
-    """The point of the closed outline through ``vertices`` (k, 2) nearest to (px, py): (x, y, distance, edge,
-    parameter along the edge in [0, 1]); the first edge wins a tie."""
-    k = vertices.shape[0]
-    best = (0.0, 0.0, np.inf, 0, 0.0)
-    for j in range(k):
-        ax, ay = vertices[j, 0], vertices[j, 1]
-        ex, ey = vertices[(j + 1) % k, 0] - ax, vertices[(j + 1) % k, 1] - ay
-        t = min(max(((px - ax) * ex + (py - ay) * ey) / (ex * ex + ey * ey), 0.0), 1.0)
-        cx, cy = ax + t * ex, ay + t * ey
-        distance = math.hypot(cx - px, cy - py)
-        if distance < best[2]:
-            best = (cx, cy, distance, j, t)
-    return best
-
-
-@njit
 def force_in_cone(start, end, normal, left, mu, cone_tolerance, force_rounding, force):
     """A force of the segment [start, end] inside the friction cone |f · t| ≤ μ f · n (t = ``left``), the middle
     of the part inside, into ``force``; returns whether there is one. The cone is widened to ``cone_tolerance``
@@ -188,38 +175,68 @@ def sliding_motion(twist, load, c, normal, left, direction, side, edge, out_twis
     return OK, load[0] * out_twist[0] + load[1] * out_twist[1] + load[2] * out_twist[2]
 
 
-def points_kernel(x, y, weights, rest, reach) -> tuple:
-    """The kernel tuple of weighted points: P's rest threshold is ``rest`` (relative) × (|v| + |ω| ``reach``)."""
-    return (POINTS, x, y, weights, float(rest), float(reach), _NONE, _NONE, _NONE, _NONE, _NONE, 0.0, 0.0, 0.0, 0.0)
+class Model(NamedTuple):
+    """A support as the kernels take it (local frame: lengths in footprint radii; weights sum to 1).
+
+    ``kind`` POINTS: support points (x, y) with ``weights``; a point slower than ``rest`` (relative) × (|v| +
+    |ω| ``reach``) counts as at rest. ``kind`` POLYGON: a uniform pressure over the polygon with vertices (ax,
+    ay), unit edge directions (tx, ty), edge ``lengths`` and ``area``, whose quadrature rule (x, y, weights)
+    serves where the center of rotation is farther than ``far`` from the ``centroid`` (cx, cy), its edges'
+    closed form nearer (``tiny``: the |h| below which an edge's line passes through the center of rotation).
+    The other kind's fields are empty arrays and zeros.
+    """
+
+    kind: int
+    x: np.ndarray
+    y: np.ndarray
+    weights: np.ndarray
+    rest: float
+    reach: float
+    far: float
+    ax: np.ndarray
+    ay: np.ndarray
+    tx: np.ndarray
+    ty: np.ndarray
+    lengths: np.ndarray
+    area: float
+    tiny: float
+    cx: float
+    cy: float
 
 
-def polygon_kernel(gauss_x, gauss_y, gauss_weights, far, ax, ay, tx, ty, lengths, area, tiny, centroid) -> tuple:
-    """The kernel tuple of a uniform polygon: its quadrature rule where the center of rotation is farther than
-    ``far`` from the centroid, its edges' closed form nearer."""
-    return (POLYGON, gauss_x, gauss_y, gauss_weights, 0.0, float(far), ax, ay, tx, ty, lengths, float(area),
-            float(tiny), float(centroid[0]), float(centroid[1]))
+def points_model(x, y, weights, rest, reach) -> Model:
+    """The model of weighted points: P's rest threshold is ``rest`` (relative) × (|v| + |ω| ``reach``)."""
+    return Model(kind=POINTS, x=x, y=y, weights=weights, rest=float(rest), reach=float(reach), far=0.0, ax=_NONE,
+                 ay=_NONE, tx=_NONE, ty=_NONE, lengths=_NONE, area=0.0, tiny=0.0, cx=0.0, cy=0.0)
+
+
+def polygon_model(gauss_x, gauss_y, gauss_weights, far, ax, ay, tx, ty, lengths, area, tiny, centroid) -> Model:
+    """The model of a uniform polygon: its quadrature rule where the center of rotation is farther than ``far``
+    from the centroid, its edges' closed form nearer."""
+    return Model(kind=POLYGON, x=gauss_x, y=gauss_y, weights=gauss_weights, rest=0.0, reach=0.0, far=float(far),
+                 ax=ax, ay=ay, tx=tx, ty=ty, lengths=lengths, area=float(area), tiny=float(tiny),
+                 cx=float(centroid[0]), cy=float(centroid[1]))
 
 
 @njit
-def dissipation(support, twist, hessian, gradient, matrix):
-    """P(ξ) per unit μ N of the support ``support`` (a kernel tuple, module docstring), its gradient and
-    Hessian."""
-    kind, x, y, weights, rest, size, ax, ay, tx, ty, lengths, area, tiny, cx, cy = support
-    if kind == POINTS:
-        scale = abs(twist[0]) + abs(twist[1]) + abs(twist[2]) * size
-        return point_sums(x, y, weights, twist, hessian, rest * scale, gradient, matrix)
+def dissipation(model, twist, hessian, gradient, matrix):
+    """P(ξ) per unit μ N of the support ``model`` (a :class:`Model`), its gradient and Hessian."""
+    if model.kind == POINTS:
+        scale = abs(twist[0]) + abs(twist[1]) + abs(twist[2]) * model.reach
+        return point_sums(model.x, model.y, model.weights, twist, hessian, model.rest * scale, gradient, matrix)
     omega = twist[2]
-    if np.hypot(twist[0] - omega * cy, twist[1] + omega * cx) >= size * abs(omega):
-        return point_sums(x, y, weights, twist, hessian, 0.0, gradient, matrix)
-    return polygon_closed_form(ax, ay, tx, ty, lengths, area, tiny, twist, hessian, gradient, matrix)
+    if np.hypot(twist[0] - omega * model.cy, twist[1] + omega * model.cx) >= model.far * abs(omega):
+        return point_sums(model.x, model.y, model.weights, twist, hessian, 0.0, gradient, matrix)
+    return polygon_closed_form(model.ax, model.ay, model.tx, model.ty, model.lengths, model.area, model.tiny, twist,
+                               hessian, gradient, matrix)
 
 
 @njit
-def _slope(support, base, line, omega, twist, gradient, matrix):
+def _slope(model, base, line, omega, twist, gradient, matrix):
     """dP/dω and d²P/dω² along the twists ξ = base + ω line (the gradient at ξ into ``gradient``)."""
     for i in range(3):
         twist[i] = base[i] + omega * line[i]
-    dissipation(support, twist, True, gradient, matrix)
+    dissipation(model, twist, True, gradient, matrix)
     slope, curvature = 0.0, 0.0
     for i in range(3):
         slope += gradient[i] * line[i]
@@ -229,7 +246,7 @@ def _slope(support, base, line, omega, twist, gradient, matrix):
 
 
 @njit
-def sticking_rotation(support, base, line, start, tolerance, max_iterations, gradient):
+def sticking_rotation(model, base, line, start, tolerance, max_iterations, gradient):
     """The root ω of P's slope along ξ = base + ω line (non-decreasing: P is convex) from ``start``, by Newton's
     method safeguarded with bracketing (rtsafe): Newton converges in a handful of evaluations on the closed-form
     derivative, which scipy's bracketing root finders do not use (nor can they run inside a kernel); if the slope
@@ -237,7 +254,7 @@ def sticking_rotation(support, base, line, start, tolerance, max_iterations, gra
     ``gradient``; ω is the best point seen when the bracket closes."""
     twist, current, matrix = np.empty(3), np.empty(3), np.empty((3, 3))
     x = start
-    value, derivative = _slope(support, base, line, x, twist, current, matrix)
+    value, derivative = _slope(model, base, line, x, twist, current, matrix)
     low, high = -np.inf, np.inf
     best_x, best_value = x, value
     gradient[:] = current
@@ -262,7 +279,7 @@ def sticking_rotation(support, base, line, start, tolerance, max_iterations, gra
             candidate = 0.5 * (low + high) if bracketed else x + np.sign(-value) * max(1.0, 2.0 * abs(x))
         previous_step = abs(candidate - x)
         x = candidate
-        value, derivative = _slope(support, base, line, x, twist, current, matrix)
+        value, derivative = _slope(model, base, line, x, twist, current, matrix)
         if abs(value) < abs(best_value):
             best_x, best_value = x, value
             gradient[:] = current
@@ -298,7 +315,7 @@ def balanced(gradient, wrench, tolerance, rounding):
 
 
 @njit
-def newton_on_plane(support, wrench, start, max_iterations, tolerance, accept_tolerance, rounding, twist, gradient):
+def newton_on_plane(model, wrench, start, max_iterations, tolerance, accept_tolerance, rounding, twist, gradient):
     """Damped Newton for min P on W · ξ = 1 (W = ``wrench``) from ``start``, in coordinates z of the plane
     (ξ = W/|W|² + B z, B its orthonormal basis): stop when the unbalanced part Bᵀ dP/dξ is below ``tolerance``
     relative (plus ``rounding``); Armijo backtracking while P can resolve the decrease, else the full step;
@@ -314,7 +331,7 @@ def newton_on_plane(support, wrench, start, max_iterations, tolerance, accept_to
         for i in range(3):
             z[k] += basis[i, k] * (start[i] / along - wrench[i] / squared)
     _on_plane(wrench, squared, basis, z, twist)
-    power = dissipation(support, twist, True, gradient, H)
+    power = dissipation(model, twist, True, gradient, H)
     short_steps = 0
     for _ in range(max_iterations):
         for k in range(2):
@@ -336,7 +353,7 @@ def newton_on_plane(support, wrench, start, max_iterations, tolerance, accept_to
         while True:
             trial[0], trial[1] = z[0] + length * step[0], z[1] + length * step[1]
             _on_plane(wrench, squared, basis, trial, twist)
-            trial_power = dissipation(support, twist, True, trial_gradient, trial_H)
+            trial_power = dissipation(model, twist, True, trial_gradient, trial_H)
             if not resolvable or trial_power <= power + 1e-4 * length * decrease or length < 1e-12:
                 break
             length *= 0.5
@@ -370,23 +387,3 @@ def _reduced_hessian(H, basis):
                     h[a, b] += basis[i, a] * H[i, j] * basis[j, b]
     return h[0, 0], h[0, 1], h[1, 1]
 
-
-def warm_up() -> None:
-    """Compile the kernels (make setup): a unit square, as points and as a polygon, with and without Hessian."""
-    x, y = np.array([0.0, 1.0, 1.0, 0.0]), np.array([0.0, 0.0, 1.0, 1.0])
-    twist, gradient, matrix = np.array([0.1, 0.2, 1.0]), np.empty(3), np.empty((3, 3))
-    for hessian in (False, True):
-        point_sums(x, y, np.full(4, 0.25), twist, hessian, 0.0, gradient, matrix)
-        polygon_closed_form(x, y, np.array([1.0, 0.0, -1.0, 0.0]), np.array([0.0, 1.0, 0.0, -1.0]), np.ones(4), 1.0,
-                            1e-150, twist, hessian, gradient, matrix)
-    from discrete_robot.pushing.support import PointSupport, UniformPolygonSupport
-
-    square = np.column_stack([x, y])
-    closest_on_outline(square, 0.5, -0.1)
-    base, line, wrench = np.array([1.0, 0.0, 0.0]), np.array([0.5, -0.5, 1.0]), np.array([1.0, 0.2, 0.3])
-    unit, force = np.array([1.0, 0.0]), np.empty(2)
-    force_in_cone(unit, unit, unit, np.array([0.0, 1.0]), 0.5, 1e-9, 1e-13, force)
-    sliding_motion(base, base, unit, unit, np.array([0.0, 1.0]), unit, 1.0, unit, twist, force)
-    for support in (PointSupport(square, np.ones(4)), UniformPolygonSupport(square)):
-        sticking_rotation(support.kernel, base, line, 0.0, 1e-12, 100, gradient)
-        newton_on_plane(support.kernel, wrench, wrench, 50, 1e-12, 1e-10, 1e-14, twist, gradient)

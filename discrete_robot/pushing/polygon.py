@@ -1,8 +1,11 @@
-"""Planar polygon geometry for pushed footprints (object frame, metres).
+"""Planar polygon geometry for pushed footprints (object frame, metres): the bottom of pushing/'s order.
 
 A footprint is a simple polygon stored as a (k, 2) array of counter-clockwise
 vertices without a repeated closing vertex. Edge j runs from vertex j to
 vertex j+1; its outward normal is the edge direction turned clockwise.
+
+Imports nothing of :mod:`discrete_robot.pushing`; its one kernel, the outline point nearest to a finger
+(:func:`closest_on_outline`, asked at every finger move), is compiled here.
 """
 
 import logging
@@ -11,7 +14,7 @@ import math
 import numpy as np
 
 from discrete_robot.errors import InputError
-from discrete_robot.pushing import compiled
+from discrete_robot.jit import njit
 
 log = logging.getLogger(__name__)
 
@@ -143,9 +146,26 @@ def contains(vertices: np.ndarray, points: np.ndarray) -> np.ndarray:
 
 def closest_on_outline(vertices: np.ndarray, point: np.ndarray) -> tuple[np.ndarray, float, int, float]:
     """The outline point nearest to ``point``: (closest point, distance, edge index, edge parameter in [0, 1])."""
-    x, y, distance, edge, parameter = compiled.closest_on_outline(np.ascontiguousarray(vertices, dtype=float),
-                                                                float(point[0]), float(point[1]))
+    x, y, distance, edge, parameter = _nearest_on_outline(np.ascontiguousarray(vertices, dtype=float),
+                                                          float(point[0]), float(point[1]))
     return np.array([x, y]), distance, int(edge), parameter
+
+
+@njit
+def _nearest_on_outline(vertices, px, py):
+    """The point of the closed outline through ``vertices`` (k, 2) nearest to (px, py): (x, y, distance, edge,
+    parameter along the edge in [0, 1]); the first edge wins a tie."""
+    k = vertices.shape[0]
+    best_x, best_y, best_distance, best_edge, best_t = 0.0, 0.0, np.inf, 0, 0.0
+    for j in range(k):
+        ax, ay = vertices[j, 0], vertices[j, 1]
+        ex, ey = vertices[(j + 1) % k, 0] - ax, vertices[(j + 1) % k, 1] - ay
+        t = min(max(((px - ax) * ex + (py - ay) * ey) / (ex * ex + ey * ey), 0.0), 1.0)
+        cx, cy = ax + t * ex, ay + t * ey
+        distance = math.hypot(cx - px, cy - py)
+        if distance < best_distance:
+            best_x, best_y, best_distance, best_edge, best_t = cx, cy, distance, j, t
+    return best_x, best_y, best_distance, best_edge, best_t
 
 
 def outward_normals(vertices: np.ndarray) -> np.ndarray:

@@ -62,7 +62,7 @@ from discrete_robot.pushing.object_model import PushedObject
 from discrete_robot.pushing.polygon import closest_on_outline, contains, outline_normal, perp
 from discrete_robot.pushing.power_program import PowerProgram, solve_power_program
 from discrete_robot.pushing.support import REST_RESOLUTION, PointSupport, SupportFriction
-from discrete_robot.validation import finite_vector
+from discrete_robot.validation import finite_scalar, finite_vector
 
 log = logging.getLogger(__name__)
 
@@ -131,18 +131,11 @@ def _finite_vector(value, what: str) -> np.ndarray:
     return finite_vector(array, array.size, what)[:2]
 
 
-def _non_negative(value, what: str) -> float:
-    value = float(value)
-    if not np.isfinite(value) or value < 0.0:
-        raise InputError(f"{what} must be a finite value >= 0, got {value}")
-    return value
-
-
 def contact_on_outline(obj: PushedObject, contact_point, pusher_radius: float = 0.0) -> Contact:
     """The contact at a point of the outline, with its inward normal; InputError if the point is off the outline
     or a finger of ``pusher_radius`` touching there would overlap the footprint elsewhere."""
     point = _finite_vector(contact_point, "contact_point")
-    radius = _non_negative(pusher_radius, "pusher_radius")
+    radius = finite_scalar(pusher_radius, "pusher_radius", low=0.0)
     size = obj.size
     closest, distance, edge, parameter = closest_on_outline(obj.footprint, point)
     if distance > OUTLINE_TOLERANCE * size:
@@ -168,7 +161,7 @@ def predict_push(obj: PushedObject, contact_point, pusher_velocity, contact_fric
     velocity = _finite_vector(pusher_velocity, "pusher_velocity")
     if not velocity.any():
         raise InputError("pusher_velocity is zero: a quasistatic push needs a moving finger")
-    mu = _non_negative(contact_friction, "contact_friction")
+    mu = finite_scalar(contact_friction, "contact_friction", low=0.0)
     contact = contact_on_outline(obj, contact_point, pusher_radius)
     return predict_at_contact(obj, contact, velocity, mu)
 
@@ -241,7 +234,7 @@ def _sticking(support: SupportFriction, c: np.ndarray, direction: np.ndarray):
     line = np.array([c[1], -c[0], 1.0])
     length, gradient = math.sqrt(line @ line), np.empty(3)
     found, omega, value = compiled.sticking_rotation(
-        support.kernel, base, line, _ellipsoid_sticking_rotation(support, c, direction),
+        support.model, base, line, _ellipsoid_sticking_rotation(support, c, direction),
         NEWTON_TOLERANCE * length, 2 * MAX_ITERATIONS, gradient)
     if not found:
         raise ConvergenceError("root of the power's slope not found")
@@ -370,7 +363,7 @@ def _newton_on_plane(support: SupportFriction, wrench: np.ndarray, start: np.nda
     """Damped Newton for min P on wrench . xi = 1 from ``start`` (:func:`.compiled.newton_on_plane`); returns
     (twist, dP/dxi, converged)."""
     twist, gradient = np.empty(3), np.empty(3)
-    converged = compiled.newton_on_plane(support.kernel, wrench, np.asarray(start, dtype=float), MAX_ITERATIONS,
+    converged = compiled.newton_on_plane(support.model, wrench, np.asarray(start, dtype=float), MAX_ITERATIONS,
                                          NEWTON_TOLERANCE, ACCEPT_TOLERANCE, GRADIENT_ROUNDING, twist, gradient)
     return twist, gradient, bool(converged)
 

@@ -28,8 +28,10 @@ import numpy as np
 
 from discrete_robot import budget
 from discrete_robot.errors import InputError
+from discrete_robot.geometry2d import rotation2d
 from discrete_robot.pushing.object_model import PushedObject
 from discrete_robot.pushing.polygon import closest_on_outline, contains, first_contact_fraction, outline_normal
+from discrete_robot.pushing.pose import se2_exp_step, to_object, to_world
 from discrete_robot.pushing.prediction import Contact, ContactMode, PushPrediction, predict_at_contact
 from discrete_robot.validation import bounded_count, finite_scalar, positive_step
 
@@ -66,32 +68,6 @@ class PushTrajectory:
     centers_of_rotation: np.ndarray
 
 
-def rotation(theta: float) -> np.ndarray:
-    c, s = np.cos(theta), np.sin(theta)
-    return np.array([[c, -s], [s, c]])
-
-
-def to_object(pose: np.ndarray, point: np.ndarray) -> np.ndarray:
-    """World point -> object frame."""
-    return rotation(pose[2]).T @ (np.asarray(point, dtype=float)[:2] - pose[:2])
-
-
-def to_world(pose: np.ndarray, points: np.ndarray) -> np.ndarray:
-    """Object-frame points (m, 2) -> world."""
-    return np.asarray(points, dtype=float) @ rotation(pose[2]).T + pose[:2]
-
-
-def se2_exp_step(pose: np.ndarray, twist: np.ndarray) -> np.ndarray:
-    """The pose after moving for unit time with the constant object-frame twist (v_x, v_y, omega) (exact)."""
-    v, omega = twist[:2], float(twist[2])
-    if abs(omega) < 1e-12:
-        displacement = v + 0.5 * omega * np.array([-v[1], v[0]])
-    else:
-        s, c = np.sin(omega), np.cos(omega)
-        displacement = np.array([[s, c - 1.0], [1.0 - c, s]]) @ v / omega
-    return np.array([*(pose[:2] + rotation(pose[2]) @ displacement), pose[2] + omega])
-
-
 def _gap(obj: PushedObject, finger: np.ndarray, radius: float):
     """Signed clearance between the finger disk and the footprint (negative: overlap), and the nearest outline
     point with its edge and parameter (object frame)."""
@@ -124,7 +100,7 @@ def _separate(obj: PushedObject, pose: np.ndarray, finger_world: np.ndarray, rad
         return pose
     normal = _contact_normal(obj, finger, closest, distance, inside, edge, parameter)
     shift = finger + radius * normal - closest
-    return np.array([*(pose[:2] + rotation(pose[2]) @ shift), pose[2]])
+    return np.array([*(pose[:2] + rotation2d(pose[2]) @ shift), pose[2]])
 
 
 def push_step(obj: PushedObject, pose, finger_from, finger_to, contact_friction: float,
@@ -158,7 +134,7 @@ def _move(obj, pose, start, target, contact_friction, radius):
     """One short finger move; returns (pose, prediction of the push or None)."""
     pose = _separate(obj, pose, start, radius)
     finger = to_object(pose, start)
-    move = rotation(pose[2]).T @ (target - start)
+    move = rotation2d(pose[2]).T @ (target - start)
     gap = _gap(obj, finger, radius)[0]
     if gap > CONTACT_TOLERANCE * obj.scale:
         fraction = first_contact_fraction(obj.footprint, finger, move, radius)

@@ -78,17 +78,17 @@ class SupportFriction(Protocol):
     radius: float
     #: P of a unit rotation about the centroid: the largest friction torque (unit mu N), m_max
     pivot_torque: float
-    #: the support as the compiled kernels take it (:mod:`.compiled`)
-    kernel: tuple
+    #: the support as the compiled kernels take it
+    model: compiled.Model
 
     def dissipation(self, twist: np.ndarray, hessian: bool = False) -> tuple[float, np.ndarray, np.ndarray | None]:
         """(P, dP/dxi, d2P/dxi2 or None) at ``twist`` (not zero)."""
 
 
-def _dissipation(kernel: tuple, twist, hessian: bool):
-    """(P, dP/dξ, d²P/dξ² or None) of a support's kernel tuple (:func:`.compiled.dissipation`)."""
+def _dissipation(model: compiled.Model, twist, hessian: bool):
+    """(P, dP/dξ, d²P/dξ² or None) of a support's compiled model (:func:`.compiled.dissipation`)."""
     gradient, matrix = np.empty(3), np.empty((3, 3))
-    power = compiled.dissipation(kernel, np.asarray(twist, dtype=float), hessian, gradient, matrix)
+    power = compiled.dissipation(model, np.asarray(twist, dtype=float), hessian, gradient, matrix)
     return power, gradient, matrix if hessian else None
 
 
@@ -133,12 +133,12 @@ class PointSupport:
         self.centroid = self.weights @ self.points
         self.radius = float(np.max(np.linalg.norm(self.points - self.centroid, axis=1)))
         reach = self.radius + float(np.linalg.norm(self.centroid))
-        self.kernel = compiled.points_kernel(self._x, self._y, self.weights, REST_RESOLUTION, reach)
+        self.model = compiled.points_model(self._x, self._y, self.weights, REST_RESOLUTION, reach)
         self.pivot_torque = self.dissipation(np.array([self.centroid[1], -self.centroid[0], 1.0]))[0]
 
     def dissipation(self, twist, hessian=False):
         """A point slower than REST_RESOLUTION × (|v| + |ω| reach) counts as at rest (see :func:`_sums`)."""
-        return _dissipation(self.kernel, twist, hessian)
+        return _dissipation(self.model, twist, hessian)
 
     def shifted(self, origin: np.ndarray) -> "PointSupport":
         """The same support in a frame at ``origin`` (twists there are the velocity of ``origin`` and omega)."""
@@ -239,14 +239,14 @@ class UniformPolygonSupport:
                               key=lambda rule: len(rule[1]))
         # the quadrature rule where the center of rotation is farther than FAR_FACTOR radii, the edge integrals
         # nearer; below 1e-150 radii an edge's line passes through the center of rotation: h asinh(t/|h|) -> 0
-        self.kernel = compiled.polygon_kernel(
+        self.model = compiled.polygon_model(
             np.ascontiguousarray(points[:, 0]), np.ascontiguousarray(points[:, 1]), weights / self.area,
             FAR_FACTOR * self.radius, self.vertices[:, 0].copy(), self.vertices[:, 1].copy(), edge[:, 0] / lengths,
             edge[:, 1] / lengths, lengths, self.area, 1e-150 * self.radius, self.centroid)
         self.pivot_torque = self.dissipation(np.array([self.centroid[1], -self.centroid[0], 1.0]))[0]
 
     def dissipation(self, twist, hessian=False):
-        return _dissipation(self.kernel, twist, hessian)
+        return _dissipation(self.model, twist, hessian)
 
 
 #: the support distributions an object can stand on (:func:`pressure_points`)
