@@ -46,6 +46,7 @@ from visualization_msgs.msg import Marker, MarkerArray
 from discrete_robot.budget import limited
 from discrete_robot.config_files import regular_file
 from discrete_robot.errors import DiscreteRobotError
+from discrete_robot.geometry2d import yaw_quaternion
 from discrete_robot.manipulation.arm import ArmFinger
 from discrete_robot.manipulation.chain import PushedObjectState
 from discrete_robot.manipulation.push_to_pose import (
@@ -76,6 +77,7 @@ from discrete_robot.nodes.common import (
     seconds_to_duration_fields,
 )
 from discrete_robot.nodes.trajectory_planner_node import arm_state
+from discrete_robot.pushing.pose import to_world
 
 DEFAULT_MODEL = "planar_2link.yaml"
 #: the share of the goal's tolerances a plan may use: the rest is the executed push's margin over its plan (a plan
@@ -189,7 +191,7 @@ class ManipulationNode(GuardedNode):
         if self.state is None:
             return
         x, y, theta = (float(v) for v in self.state.pose)
-        rotation = quaternion_msg((np.cos(theta / 2), 0.0, 0.0, np.sin(theta / 2)))
+        rotation = quaternion_msg(yaw_quaternion(theta))
         pose = PoseStamped()
         pose.header.stamp, pose.header.frame_id = self.stamp, WORLD_FRAME
         pose.pose.position = Point(x=x, y=y, z=self.scene.table.height)
@@ -216,8 +218,7 @@ class ManipulationNode(GuardedNode):
 
         def outline(ns: str, pose, color) -> Marker:
             m = marker(ns, Marker.LINE_STRIP, color)
-            c, s = np.cos(pose[2]), np.sin(pose[2])
-            corners = self.obj.footprint @ np.array([[c, s], [-s, c]]) + pose[:2]
+            corners = to_world(pose, self.obj.footprint)
             m.points = [Point(x=float(px), y=float(py), z=z) for px, py in np.vstack([corners, corners[:1]])]
             return m
 

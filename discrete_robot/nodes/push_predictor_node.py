@@ -31,6 +31,7 @@ from visualization_msgs.msg import Marker, MarkerArray
 
 from discrete_robot.budget import limited
 from discrete_robot.errors import DiscreteRobotError
+from discrete_robot.geometry2d import yaw_quaternion
 from discrete_robot.nodes.common import (
     STATE_QOS,
     GuardedNode,
@@ -45,13 +46,15 @@ from discrete_robot.nodes.common import (
     positive,
 )
 from discrete_robot.pushing.object_model import make_pushed_object
+from discrete_robot.pushing.pose import to_world
 from discrete_robot.pushing.prediction import ContactMode, predict_push
 from discrete_robot.pushing.requests import (
     parse_predict_request,
     parse_simulate_request,
     prediction_fields,
 )
-from discrete_robot.pushing.simulation import PushStep, iter_push_simulation, push_step, to_world
+from discrete_robot.pushing.simulation import PushStep, iter_push_simulation
+from discrete_robot.pushing.streaming import FingerStream
 
 FRAME = "world"
 POSE_TOPIC = "push/object_pose"
@@ -125,8 +128,7 @@ class PushPredictorNode(GuardedNode):
         pose = self.values["object_initial_pose"]
         if len(pose) != 3:
             raise StartupError(f"{self.NODE_NAME}: object_initial_pose needs x, y, theta, got {list(pose)}")
-        self.stream_pose = np.asarray(pose, dtype=float)
-        self.stream_finger: np.ndarray | None = None
+        self.stream = FingerStream(pose=np.asarray(pose, dtype=float))
         self.pose_pub = self.create_publisher(PoseStamped, POSE_TOPIC, STATE_QOS)
         self.marker_pub = self.create_publisher(MarkerArray, MARKER_TOPIC, STATE_QOS)
         self.create_service(PredictPush, "predict_push", self.on_predict)
@@ -222,24 +224,12 @@ class PushPredictorNode(GuardedNode):
             self.refusals.warning(FINGER_TOPIC, f"{FINGER_TOPIC}: ignored a position in frame "
                                                 f"'{msg.header.frame_id}' (expected '{FRAME}')")
             return
-        finger = np.array([msg.point.x, msg.point.y])
-        if not np.all(np.isfinite(finger)):
-            self.refusals.warning(FINGER_TOPIC, f"{FINGER_TOPIC}: ignored a non-finite position {finger.tolist()}")
-            return
-        previous = finger if self.stream_finger is None else self.stream_finger
-        jump = float(np.linalg.norm(finger - previous))
-        if jump > self.values["max_finger_jump"]:
-            self.refusals.warning(FINGER_TOPIC, f"{FINGER_TOPIC}: ignored a jump of {jump:.3g} m from the last "
-                                                f"position (max_finger_jump = {self.values['max_finger_jump']} m)")
-            return
         try:
-            step = push_step(self.stream_object, self.stream_pose, previous, finger, self.values["contact_friction"],
-                             self.values["pusher_radius"])
+            step = self.stream.push(self.stream_object, (msg.point.x, msg.point.y), self.values["max_finger_jump"],
+                                    self.values["contact_friction"], self.values["pusher_radius"])
         except DiscreteRobotError as error:
-            self.refusals.warning(FINGER_TOPIC, f"{FINGER_TOPIC}: push step failed: {error}; object kept where it was")
+            self.refusals.warning(FINGER_TOPIC, f"{FINGER_TOPIC}: {error}; object kept where it was")
             return
-        self.stream_finger = finger
-        self.stream_pose = step.pose
         self._publish(self.stream_object.footprint, step, self.values["pusher_radius"])
 
     # ------------------------------------------------------------------------------------------ output
@@ -247,7 +237,7 @@ class PushPredictorNode(GuardedNode):
     def _publish(self, footprint: np.ndarray, step: PushStep, pusher_radius: float) -> None:
         stamp = self.get_clock().now().to_msg()
         x, y, theta = (float(v) for v in step.pose)
-        pose = PoseStamped(pose=pose_msg((x, y, 0.0), (np.cos(theta / 2), 0.0, 0.0, np.sin(theta / 2))))
+        pose = PoseStamped(pose=pose_msg((x, y, 0.0), yaw_quaternion(theta)))
         pose.header.stamp = stamp
         pose.header.frame_id = FRAME
         self.pose_pub.publish(pose)
