@@ -675,12 +675,19 @@ def solve_by_arms(model, data):
 
 
 @njit
-def forward_dynamics(model, data, base_q, joint_q, angles, base_position, u, torques, load_bodies, load_vectors,
-                     load_in_body):
-    """u̇ = M⁻¹ (Q − h) into ``data.ddq`` at the configuration (base attitude ``base_q``, spherical joints'
-    ``joint_q`` (quaternions [w, x, y, z]), other joints' ``angles`` (rad), base CoM ``base_position`` (m, world)),
-    quasi-velocities ``u`` = [V0, ω0, joint rates], joint ``torques`` and the loads of :func:`pack_loads`.
-    Returns a status code (OK when solved)."""
+def forward_kinematics(model, data, base_q, joint_q, angles, base_position, u):
+    """Poses (:func:`configuration`) and velocities (:func:`velocities`) into ``data`` at the configuration (base
+    attitude ``base_q``, spherical joints' ``joint_q`` (quaternions [w, x, y, z]), other joints' ``angles`` (rad),
+    base CoM ``base_position`` (m, world)) and quasi-velocities ``u`` = [V0, ω0, joint rates]."""
+    configuration(model, data, base_q, joint_q, angles, base_position)
+    velocities(model, data, u)
+
+
+@njit
+def equation_terms(model, data, base_q, joint_q, angles, base_position, u, torques, load_bodies, load_vectors,
+                   load_in_body):
+    """M, h and Q of M u̇ + h = Q into ``data.M``, ``data.nle``, ``data.tau`` (and the poses and velocities) at
+    the state of :func:`forward_kinematics` under joint ``torques`` and the loads of :func:`pack_loads`."""
     configuration(model, data, base_q, joint_q, angles, base_position)
     partial_derivatives(model, data)
     mass_matrix(model, data)
@@ -688,15 +695,38 @@ def forward_dynamics(model, data, base_q, joint_q, angles, base_position, u, tor
     velocities(model, data, u)
     bias_forces(model, data)
     applied_forces(model, data, torques, load_bodies, load_vectors, load_in_body)
+
+
+@njit
+def forward_dynamics(model, data, base_q, joint_q, angles, base_position, u, torques, load_bodies, load_vectors,
+                     load_in_body):
+    """u̇ = M⁻¹ (Q − h) into ``data.ddq`` at the state of :func:`equation_terms`. Returns a status code (OK when
+    solved, NOT_POSITIVE_DEFINITE when M is not)."""
+    equation_terms(model, data, base_q, joint_q, angles, base_position, u, torques, load_bodies, load_vectors,
+                   load_in_body)
     if not solve_by_arms(model, data):
         return NOT_POSITIVE_DEFINITE
     return OK
 
 
 @njit
+def bound_forward_kinematics(binding, base_q, joint_q, angles, base_position, u):
+    """:func:`forward_kinematics` of a :class:`Binding` (the callers in Python)."""
+    forward_kinematics(binding.model, binding.data, base_q, joint_q, angles, base_position, u)
+
+
+@njit
+def bound_equation_terms(binding, base_q, joint_q, angles, base_position, u, torques, load_bodies, load_vectors,
+                         load_in_body):
+    """:func:`equation_terms` of a :class:`Binding`."""
+    equation_terms(binding.model, binding.data, base_q, joint_q, angles, base_position, u, torques, load_bodies,
+                   load_vectors, load_in_body)
+
+
+@njit
 def bound_forward_dynamics(binding, base_q, joint_q, angles, base_position, u, torques, load_bodies, load_vectors,
                            load_in_body):
-    """:func:`forward_dynamics` of a :class:`Binding` (the 1 kHz callers in Python)."""
+    """:func:`forward_dynamics` of a :class:`Binding`."""
     return forward_dynamics(binding.model, binding.data, base_q, joint_q, angles, base_position, u, torques,
                             load_bodies, load_vectors, load_in_body)
 
@@ -709,16 +739,18 @@ def check_status(status: int, robot: SpaceRobot, what: str) -> None:
         raise ConvergenceError(f"{what} produced non-finite values")
 
 
-_SHARED: "weakref.WeakKeyDictionary[SpaceRobot, tuple[Model, Data]]" = weakref.WeakKeyDictionary()
+_SHARED: "weakref.WeakKeyDictionary[SpaceRobot, tuple[Model, Data, Binding]]" = weakref.WeakKeyDictionary()
 
 
-def shared(robot: SpaceRobot) -> tuple[Model, Data]:
-    """The model and a data for ``robot``, built on first use and kept while the robot lives.
+def shared(robot: SpaceRobot) -> tuple[Model, Data, Binding]:
+    """The model, a data and their :class:`Binding` for ``robot``, built on first use and kept while the robot
+    lives.
 
     For the one-off evaluations of :mod:`.recursive` and :mod:`.kinematics` (one thread); a
     :class:`~discrete_robot.space.simulation.Simulator` owns its own data.
     """
     if robot not in _SHARED:
         model = compile_model(robot)
-        _SHARED[robot] = (model, create_data(model))
+        data = create_data(model)
+        _SHARED[robot] = (model, data, Binding(model, data))
     return _SHARED[robot]

@@ -23,17 +23,20 @@ class Poses:
     frame_origins: np.ndarray   # (N+1, 3) body frame origin (a link's joint), world, m
 
 
-def evaluated(robot: SpaceRobot, state: SpaceRobotState) -> tuple[kernels.Model, kernels.Data]:
-    """(model, data) of :func:`.kernels.shared` with the poses and velocities of ``state`` computed."""
-    model, data = kernels.shared(robot)
-    kernels.configuration(model, data, state.base_orientation,
-                          np.asarray(state.joint_orientations, dtype=float).reshape(-1, 4),
-                          np.asarray(state.joint_angles, dtype=float), np.asarray(state.base_position, dtype=float))
-    kernels.velocities(model, data, state.quasi_velocities)
-    return model, data
+def configuration_arrays(state: SpaceRobotState) -> tuple:
+    """(base_q, joint_q, angles, base_position) of ``state`` as the kernels take them."""
+    return (state.base_orientation, np.asarray(state.joint_orientations, dtype=float).reshape(-1, 4),
+            np.asarray(state.joint_angles, dtype=float), np.asarray(state.base_position, dtype=float))
+
+
+def evaluated(robot: SpaceRobot, state: SpaceRobotState) -> kernels.Data:
+    """The shared data (:func:`.kernels.shared`) with the poses and velocities of ``state`` computed."""
+    _, data, binding = kernels.shared(robot)
+    kernels.bound_forward_kinematics(binding, *configuration_arrays(state), state.quasi_velocities)
+    return data
 
 
 def body_poses(robot: SpaceRobot, state: SpaceRobotState) -> Poses:
     """World attitude and CoM position of every body, eq. (25); the base CoM is ``state.base_position``."""
-    _, data = evaluated(robot, state)
+    data = evaluated(robot, state)
     return Poses(data.relative.copy(), data.oRi.copy(), data.com_positions.copy(), data.oPi.copy())

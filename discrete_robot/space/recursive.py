@@ -13,7 +13,7 @@ import numpy as np
 from discrete_robot.errors import ModelError
 from discrete_robot.model.lagrangian import solve_mass_matrix as solve_spd
 from discrete_robot.space import kernels
-from discrete_robot.space.kinematics import evaluated
+from discrete_robot.space.kinematics import configuration_arrays, evaluated
 from discrete_robot.space.loads import validate_joint_torques, validate_loads
 from discrete_robot.space.robot import SpaceRobot
 from discrete_robot.space.state import SpaceRobotState, validate_state
@@ -28,23 +28,23 @@ class EquationTerms:
     generalized_forces: np.ndarray
 
 
-def _evaluate(robot: SpaceRobot, state: SpaceRobotState, loads, joint_torques) -> tuple[kernels.Model, kernels.Data]:
-    """Validate, then fill the shared data with M, h and Q at ``state``."""
+def _arguments(robot: SpaceRobot, state: SpaceRobotState, loads, joint_torques) -> tuple:
+    """The validated state, torques and loads as the kernels take them (after the shared binding)."""
     validate_state(robot, state)
     loads = kernels.pack_loads(robot, validate_loads(robot, loads))
     torques = validate_joint_torques(robot, joint_torques)
-    model, data = evaluated(robot, state)
-    kernels.partial_derivatives(model, data)
-    kernels.mass_matrix(model, data)
-    data.v[:] = state.quasi_velocities
-    kernels.bias_forces(model, data)
-    kernels.applied_forces(model, data, torques, *loads)
-    return model, data
+    return (kernels.shared(robot)[2], *configuration_arrays(state), state.quasi_velocities, torques, *loads)
+
+
+def _evaluate(robot: SpaceRobot, state: SpaceRobotState, loads, joint_torques) -> kernels.Data:
+    """Validate, then fill the shared data with M, h and Q at ``state``."""
+    kernels.bound_equation_terms(*_arguments(robot, state, loads, joint_torques))
+    return kernels.shared(robot)[1]
 
 
 def equation_terms(robot: SpaceRobot, state: SpaceRobotState, loads=(), joint_torques=None) -> EquationTerms:
     """M, h and Q of M u̇ + h = Q at ``state`` under external ``loads`` and ``joint_torques`` (dof,)."""
-    _, data = _evaluate(robot, state, loads, joint_torques)
+    data = _evaluate(robot, state, loads, joint_torques)
     return EquationTerms(data.M.copy(), data.nle.copy(), data.tau.copy())
 
 
@@ -54,10 +54,9 @@ def forward_dynamics(robot: SpaceRobot, state: SpaceRobotState, loads=(), joint_
     V̇0 is the rate of the base-frame components of the base CoM velocity; the CoM's inertial
     acceleration is R0 (V̇0 + ω0 × V0).
     """
-    model, data = _evaluate(robot, state, loads, joint_torques)
-    if not kernels.solve_by_arms(model, data):
-        kernels.check_status(kernels.NOT_POSITIVE_DEFINITE, robot, "forward dynamics")
-    return data.ddq.copy()
+    status = kernels.bound_forward_dynamics(*_arguments(robot, state, loads, joint_torques))
+    kernels.check_status(status, robot, "forward dynamics")
+    return kernels.shared(robot)[1].ddq.copy()
 
 
 def inverse_dynamics(robot: SpaceRobot, state: SpaceRobotState, accelerations: np.ndarray, loads=()) -> np.ndarray:
@@ -66,13 +65,13 @@ def inverse_dynamics(robot: SpaceRobot, state: SpaceRobotState, accelerations: n
     For a free-floating robot the first six (a base wrench, base frame) are zero whenever the
     accelerations are feasible.
     """
-    _, data = _evaluate(robot, state, loads, None)
+    data = _evaluate(robot, state, loads, None)
     return data.M @ np.asarray(accelerations, dtype=float) + data.nle - data.tau
 
 
 def arm_dof_indices(robot: SpaceRobot) -> list[np.ndarray]:
     """Indices into u of each arm's joint rates (arms couple only through the base, eq. (39))."""
-    model, _ = kernels.shared(robot)
+    model = kernels.shared(robot)[0]
     return [rates[rates >= 0] for rates in model.arm_rates]
 
 
@@ -98,7 +97,7 @@ class MomentumReport:
 
 def momentum_report(robot: SpaceRobot, state: SpaceRobotState) -> MomentumReport:
     """Momenta, CoM and kinetic energy (18) from the body velocities of the recursive kinematics."""
-    _, data = evaluated(robot, state)
+    data = evaluated(robot, state)
     rotations, positions = data.oRi, data.com_positions
     angular_velocity, velocity = data.angular_velocity, data.linear_velocity
     masses = robot.masses
