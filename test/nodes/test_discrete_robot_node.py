@@ -28,9 +28,11 @@ def test_joint_states_at_the_configured_rate_with_names_description_and_energy(r
     node = ros.start("discrete_robot_node", params={"publish_rate": 20.0, "initial_positions": SWINGING,
                                                     "hold_on_start": False})
     ros.wait_for_message("joint_states", JointState, timeout=30.0)
-    samples = ros.collect("joint_states", JointState, 3.0)
-    rate = (len(samples) - 1) / (samples[-1][0] - samples[0][0])
-    assert 16.0 <= rate <= 24.0, f"joint_states at {rate:.1f} Hz, configured 20 Hz"
+    samples = ros.collect_until("joint_states", JointState, lambda received: len(received) >= 60, 120.0, qos=100)
+    # at the configured rate of simulated time, one state each 1/20 s (a loaded machine may run the world slower
+    # than real time, and says so on /diagnostics: test_simulator_control)
+    stamps = [m.header.stamp.sec + 1e-9 * m.header.stamp.nanosec for _, m in samples]
+    assert np.median(np.diff(stamps)) == pytest.approx(1.0 / 20.0, abs=1e-6), stamps
     last = samples[-1][1]
     assert list(last.name) == JOINTS and len(last.position) == 2 and len(last.velocity) == 2
     assert last.header.stamp.sec > 0
@@ -39,7 +41,7 @@ def test_joint_states_at_the_configured_rate_with_names_description_and_energy(r
     description = ros.wait_for_message("robot_description", String, qos=LATCHED_QOS, timeout=10.0)
     urdf = ET.fromstring(description.data)
     assert [j.get("name") for j in urdf.iter("joint") if j.get("type") != "fixed"] == JOINTS
-    energies = [m.data for _, m in ros.collect("discrete_robot/energy", Float64, 1.0)]
+    energies = [m.data for _, m in ros.collect_until("discrete_robot/energy", Float64, lambda r: len(r) >= 10, 60.0)]
     assert len(energies) >= 10 and np.ptp(energies) < 1e-9 * abs(energies[0])   # conserved while it swings
     assert node.alive()
 
@@ -63,15 +65,18 @@ def test_commands_move_the_arm_bad_input_is_ignored_and_trajectories_are_tracked
     bad = JointTrajectory(joint_names=["joint1", "elbow"],
                           points=[JointTrajectoryPoint(positions=[0.0, 0.0], time_from_start=_duration(1.0))])
     ros.publish("joint_trajectory", bad)
-    still = _positions(ros.collect("joint_states", JointState, 1.0))
+    still = _positions(ros.collect_until("joint_states", JointState, lambda received: len(received) > 20, 60.0))
     assert len(still) > 20 and node.alive()
     np.testing.assert_allclose(still, np.tile(HANGING, (len(still), 1)), atol=1e-9)
+    logged = ("expected 2 values, got 3", "finite", "unknown joint name(s) ['elbow']")
+    ros.spin_until(lambda: all(line in node.log() for line in logged), 60.0)   # each as its callback comes
     log = node.log()
-    assert "expected 2 values, got 3" in log and "finite" in log and "unknown joint name(s) ['elbow']" in log
+    assert all(line in log for line in logged), log
 
     # an effort command moves the arm (compare with the motion without: none), efforts report it
     ros.publish("joint_effort_commands", Float64MultiArray(data=[5.0, 0.0]))
-    pushed = ros.collect("joint_states", JointState, 1.0)
+    pushed = ros.collect_until("joint_states", JointState,
+                               lambda received: received and received[-1][1].position[0] - HANGING[0] > 0.05, 60.0)
     assert _positions(pushed)[-1][0] - HANGING[0] > 0.05
     np.testing.assert_allclose(pushed[-1][1].effort, [5.0, 0.0])
 

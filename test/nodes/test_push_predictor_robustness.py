@@ -2,8 +2,6 @@
 DDS: each is refused with the bad field named (topics: ignored), and the node then answers a valid request at
 once and keeps its streaming object where it was."""
 
-import time
-
 import numpy as np
 import pytest
 
@@ -58,11 +56,12 @@ def test_the_requests_that_killed_or_hung_the_node_are_refused_naming_the_field(
                                            time_step=1e6, pusher_path=_points([(-1.0, 0.0), (1.0, 0.0)])),
     }
     for field, request in cases.items():
-        start = time.monotonic()
-        answer = ros.call(SimulatePush, "simulate_push", request, timeout=30.0)
+        used = ros.cpu_seconds(node)
+        answer = ros.call(SimulatePush, "simulate_push", request, timeout=120.0)
+        work = ros.cpu_seconds(node) - used   # CPU time: a loaded machine stretches the wall time, not this
         assert not answer.success, field
         assert field in answer.message, answer.message
-        assert time.monotonic() - start < 5.0, f"{field}: refused only after {time.monotonic() - start:.1f} s"
+        assert work < 5.0, f"{field}: refused only after {work:.1f} s of the node's CPU time"
     for field, request in {"contact_friction": _predict(contact_friction=1e308),
                            "support_friction": _predict(support_friction=1e308),
                            "pusher_velocity.x": _predict(pusher_velocity=Vector3(x=1e308, y=0.0))}.items():
@@ -83,10 +82,10 @@ def test_finger_jumps_are_ignored_and_the_services_stay_responsive(ros):
     ros.publish("push/finger_position", PointStamped(point=Point(x=-0.2, y=0.0)))
     ros.spin_until(lambda: len(poses) >= 1, 10.0)
     for x in (1000.0, 1e300, 1e6, -0.19):
+        used = ros.cpu_seconds(node)
         ros.publish("push/finger_position", PointStamped(point=Point(x=x, y=0.0)))
-        start = time.monotonic()
-        assert ros.call(PredictPush, "predict_push", _predict(), timeout=10.0).success
-        assert time.monotonic() - start < 2.0
+        assert ros.call(PredictPush, "predict_push", _predict(), timeout=60.0).success
+        assert ros.cpu_seconds(node) - used < 2.0, f"finger at x = {x:g}: the jump was simulated"
     ros.spin_until(lambda: False, 0.5)
     assert np.allclose([poses[-1].pose.position.x, poses[-1].pose.position.y], 0.0), "the object never moved"
     assert "max_finger_jump" in node.log()
