@@ -36,32 +36,35 @@ MIMIC_PRISMATIC_URDF = """<robot name="warm_up">
 
 def space() -> None:
     """The space robot's simulator on the mixed-joint 2x3 tree, under a load and joint torques: one step, an
-    advance of several, a sample (geometry3d's attitude conversions)."""
+    advance of several, a sample (geometry3d's attitude conversions); the node's TF of the sampled state."""
     from discrete_robot.model.description import model_from_dict
+    from discrete_robot.model.urdf import joint_transforms
     from discrete_robot.space.generated import multi_arm_model_data
     from discrete_robot.space.loads import ExternalLoad
     from discrete_robot.space.robot import SpaceRobot
     from discrete_robot.space.simulation import Simulator
     from discrete_robot.space.state import random_state
 
-    robot = SpaceRobot.from_model(model_from_dict(multi_arm_model_data(2, 3, mixed_joints=True)))
+    model = model_from_dict(multi_arm_model_data(2, 3, mixed_joints=True))
+    robot = SpaceRobot.from_model(model)
     for loads, torques in (((), None), ([ExternalLoad(robot.body_names[-1], force=np.array([0.1, 0.0, 0.0]))],
                                         np.full(robot.dof, 0.01))):
         simulator = Simulator(robot, random_state(robot, np.random.default_rng(0), speed=0.1), loads, torques)
         simulator.step(1e-3)
         simulator.advance(1e-3, 2)
-        simulator.sample()
+        joint_transforms(model, simulator.sample().joint_positions)
 
 
 def discrete() -> None:
     """The discrete-mechanics simulator as the nodes and CLIs run it: on the planar arm, the 6-joint arm and a
     mimic/prismatic model, a run under held forces and steps one by one, with joint stops and dissipation; a long
-    step; the other integrators; the inverse dynamics of the nodes' feedforward."""
+    step; the other integrators; the inverse dynamics of the nodes' feedforward; the nodes' TF."""
     from discrete_robot.discrete.dissipation import Dissipation
     from discrete_robot.discrete.simulation import FixedStepSimulation
     from discrete_robot.model.description import load_model, package_config_path
     from discrete_robot.model.dynamics import RigidBodySystem
     from discrete_robot.model.lagrangian import generalized_forces
+    from discrete_robot.model.urdf import fixed_transforms, joint_transforms
     from discrete_robot.model.urdf_reader import model_from_urdf
 
     models = [load_model(package_config_path(name)) for name in ("planar_2link.yaml", "arm_6dof.yaml")]
@@ -69,6 +72,8 @@ def discrete() -> None:
         system, n = RigidBodySystem(model), model.dof
         q, qd, tau = np.zeros(n), np.ones(n), np.zeros(n)
         generalized_forces(system, q, qd, qd)
+        joint_transforms(model, q)
+        fixed_transforms(model)
         simulation = FixedStepSimulation(system, "discrete", 1e-3, q, qd, lower=np.full(n, -0.002),
                                          upper=np.full(n, 0.002), dissipation=Dissipation(qd, 0.1 * qd))
         simulation.step(3, tau)
