@@ -163,10 +163,3 @@ def forward_pass(alpha, gamma, beta, lower, upper, K, tolerance, v):
     v[m] = 0.0
     return -1
 
-
-def warm_up() -> None:
-    """Compile the kernels (make setup): both passes on a two-joint step of a small grid."""
-    rows = np.tile(np.array([[1.0, 0.5]]), (3, 1))
-    lower, upper = -2.0 * np.ones((3, 2)), 2.0 * np.ones((3, 2))
-    K = backward_pass(rows, 0.1 * rows, -rows, lower, upper, np.inf, 1e-10)
-    forward_pass(rows, 0.1 * rows, -rows, lower, upper, K, np.full(2, 1e-9), np.empty(4))

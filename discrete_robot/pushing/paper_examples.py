@@ -26,6 +26,7 @@ from discrete_robot.pushing.minimum_power import (
     PlanarMotion,
     solve_minimum_power,
 )
+from discrete_robot.validation import finite_scalar, positive_step, whole_number
 
 
 def fence_push(fence_speed: float, weight: float, eta: float, exponent: float) -> MinimumPowerMotion:
@@ -43,8 +44,8 @@ def fence_push(fence_speed: float, weight: float, eta: float, exponent: float) -
 def snaked_rope(links: int, length: float, amplitude: float, waves: float) -> np.ndarray:
     """Positions (links + 1, 3) of a rope of total ``length`` lying on the ground (z = 0) along a sine wave
     y = amplitude sin(2 pi waves s / span) of ``waves`` periods, with equal link lengths along x."""
-    if links < 2 or length <= 0.0:
-        raise InputError("a rope needs at least 2 links and a positive length")
+    links = whole_number(links, "links", low=2)
+    length = positive_step(length, "length")
     fine = np.linspace(0.0, 1.0, 20001)
     span = 1.0
     curve = np.column_stack([fine * span, amplitude * np.sin(2 * np.pi * waves * fine)])
@@ -80,6 +81,8 @@ def pull_rope(positions: np.ndarray, pull_velocity, friction: float, duration: f
     link is restored to its length along its direction (from the pulled end
     outward); the largest relative change removed is reported.
     """
+    duration = finite_scalar(duration, "duration", low=0.0)
+    largest_move = positive_step(largest_move, "largest_move")
     positions = np.array(positions, dtype=float)
     n = len(positions)
     lengths = np.linalg.norm(np.diff(positions, axis=0), axis=1)
