@@ -85,7 +85,7 @@ def load_time(name: str = "ur5", repeats: int = 10) -> dict:
     path = example_robot_path(name)
 
     def ours():
-        return RigidBodySystem(load_model(path)).compiled.arrays
+        return RigidBodySystem(load_model(path)).compiled
 
     def theirs():
         return pin.buildModelFromUrdf(str(path)).createData()

@@ -6,16 +6,120 @@ model (:mod:`discrete_robot.model.compiled`): a(q), V(q) and, for the Jacobian, 
 vertices of the difference paths; the partial-difference quotients D_r a and D_r V (by Gauss–Legendre
 quadrature of the derivative on edges of at most ``small_step``, see :mod:`.partial_difference`); the
 left-hand side, its round-off estimate and ∂(residual)/∂q̇(k+1). :mod:`.newton` iterates on it, compiled too,
-so that one discrete step is one call."""
+so that one discrete step is one call.
+
+Model/Data (as Pinocchio's): :func:`compile_model` gives the discrete model's :class:`Model` (the arm's compiled
+model, the difference paths, the joints' dissipation and Newton's settings), :func:`create_data` its
+:class:`~.newton.Data` (the step's results and every array the step works in: nothing is allocated per step;
+one Data per thread), and :func:`step` solves one step into ``data.q`` and ``data.v``::
+
+    arm = discrete_robot.model.compiled.compile_model(load_model("config/arm_6dof.yaml"))
+    model = compile_model(arm, DifferencePaths(6))
+    data = create_data(model)
+    status, iterations, residual, update = step(model, data, q0, v0, tau, 1e-3, v0)   # data.q, data.v
+
+From Python, a NamedTuple argument costs numba ~1 µs per array it holds to type at every call (a plain array
+takes its fast path): the 1 kHz callers pass a :class:`Binding` of the two instead (:func:`bound_step`,
+:func:`bound_held_steps`, :func:`bound_left_hand_sides`), one argument typed once."""
+
+from typing import NamedTuple
 
 import numpy as np
+from numba.core import types
+from numba.experimental import structref
 
 from discrete_robot.discrete import newton
-from discrete_robot.discrete.partial_difference import GAUSS_NODES, GAUSS_WEIGHTS
+from discrete_robot.discrete.newton import Data, held_steps, left_hand_sides, step
+from discrete_robot.discrete.partial_difference import GAUSS_NODES, GAUSS_WEIGHTS, SMALL_STEP
 from discrete_robot.jit import njit, overload
+from discrete_robot.model import compiled as arm_compiled
 from discrete_robot.model.compiled import rigid_body_terms
 
+__all__ = ["Binding", "Data", "Model", "Workspace", "bound_held_steps", "bound_left_hand_sides", "bound_step",
+           "compile_model", "create_data", "held_steps", "left_hand_sides", "step", "step_terms"]
+
 _EPS = np.finfo(float).eps
+#: |Δq_r| (rad or m) below which the Jacobian's O(Δt²) row term is left out instead of divided by Δq_r
+TINY_STEP = 1e-8
+
+
+class Model(NamedTuple):
+    """The discrete model of a compiled arm (module docstring)."""
+
+    arm: arm_compiled.Model      # the rigid-body model
+    position: np.ndarray         # (P, n) int64: the step of path p on which coordinate r moves
+    moved: np.ndarray            # (P, n+1, n) bool: coordinate r is at its k+1 value at vertex m of path p
+    nodes: np.ndarray            # (G,): the Gauss–Legendre rule on [0, 1] ...
+    weights: np.ndarray          # (G,): ... and its weights
+    small_step: float            # rad or m: the edge length up to which D_r takes the quadrature
+    tiny_step: float             # rad or m: |Δq_r| below which the Jacobian's O(Δt²) row term is left out
+    damping: np.ndarray          # (n,): the joints' viscous damping, N m s/rad or N s/m
+    friction: np.ndarray         # (n,): their Coulomb friction, N m or N
+    tol: float                   # Newton's relative tolerance
+    max_iter: int                # Newton's iteration bound
+
+
+class Workspace(NamedTuple):
+    """The arrays :func:`step_terms` works in (P paths, G Gauss points, n DOFs)."""
+
+    vertices: np.ndarray         # (P, n+1, n): the paths' vertices
+    slot: np.ndarray             # (P, n+1) int64: where vertex m of path p is among the distinct ones
+    distinct: np.ndarray         # (P(n−1)+2, n): the distinct vertices
+    vertex_terms: arm_compiled.Data   # a, V and their derivatives there
+    path_mass: np.ndarray        # (P, n+1, n, n): a at each path's vertices
+    path_potential: np.ndarray   # (P, n+1): V there
+    points: np.ndarray           # (P G, n): the Gauss points of a short edge
+    edge_terms: arm_compiled.Data     # ∂a/∂q_r, ∂V/∂q_r there
+    cancellation: np.ndarray     # (n,): the divided differences' cancellation
+    change: np.ndarray           # (n, n): a1 − a0 = Σ_r Δq_r D_r a
+    change_size: np.ndarray      # (n, n): Σ_r |Δq_r D_r a|
+    f_quotient: np.ndarray       # (n,): D_r f for f = V − ½ q̇0ᵀ a q̇1
+    gradient: np.ndarray         # (P, n+1, n): ∂_k f at the vertices where k has moved
+    row: np.ndarray              # (n,)
+
+
+def compile_model(arm: arm_compiled.Model, paths, small_step: float = SMALL_STEP, damping=None, friction=None,
+                  tol: float = 1e-14, max_iter: int = 50) -> Model:
+    """The discrete :class:`Model` of the compiled ``arm`` on the difference ``paths``
+    (:class:`.partial_difference.DifferencePaths`); ``small_step`` (rad or m); the joints' ``damping`` and
+    ``friction`` (None: none); Newton's ``tol`` and ``max_iter`` (see :class:`.dynamic_model.DiscreteDynamicModel`)."""
+    n = arm.dof_link.shape[0]
+    return Model(arm=arm, position=np.ascontiguousarray(paths.position, dtype=np.int64),
+                 moved=np.ascontiguousarray(paths.moved), nodes=GAUSS_NODES, weights=GAUSS_WEIGHTS,
+                 small_step=float(small_step), tiny_step=TINY_STEP,
+                 damping=np.zeros(n) if damping is None else np.asarray(damping, dtype=float),
+                 friction=np.zeros(n) if friction is None else np.asarray(friction, dtype=float),
+                 tol=float(tol), max_iter=int(max_iter))
+
+
+def create_data(model: Model) -> Data:
+    """The :class:`~.newton.Data` of a step of ``model``, with :func:`step_terms`' :class:`Workspace`."""
+    P, n = model.position.shape
+    G, count = model.nodes.shape[0], P * (n - 1) + 2
+    work = Workspace(vertices=np.empty((P, n + 1, n)), slot=np.empty((P, n + 1), dtype=np.int64),
+                     distinct=np.empty((count, n)),
+                     vertex_terms=arm_compiled.create_data(model.arm, count, derivatives=True),
+                     path_mass=np.empty((P, n + 1, n, n)), path_potential=np.empty((P, n + 1)),
+                     points=np.empty((P * G, n)),
+                     edge_terms=arm_compiled.create_data(model.arm, P * G, derivatives=True),
+                     cancellation=np.empty(n), change=np.empty((n, n)), change_size=np.empty((n, n)),
+                     f_quotient=np.empty(n), gradient=np.empty((P, n + 1, n)), row=np.empty(n))
+    return newton.create_data(n, work)
+
+
+@structref.register
+class _BindingType(types.StructRef):
+    def preprocess_fields(self, fields):
+        return tuple((name, types.unliteral(kind)) for name, kind in fields)
+
+
+class Binding(structref.StructRefProxy):
+    """A :class:`Model` and its :class:`~.newton.Data` as one numba object, ``Binding(model, data)``: the
+    ``bound_*`` entry points take it in one argument (module docstring). The arrays are shared: results are
+    read from the Python ``data``."""
+
+
+structref.define_proxy(Binding, _BindingType, ["model", "data"])
 
 
 @njit
@@ -38,39 +142,30 @@ def _mean_difference(position, values, r, out):
         out += (values[path, m + 1] - values[path, m]) / P
 
 
-def context(arm, paths, small_step: float, tiny_step: float) -> tuple:
-    """What :func:`step_terms` needs besides the state: the compiled model (:class:`CompiledArm`), the difference
-    paths (:class:`.partial_difference.DifferencePaths`) and the two step thresholds (rad or m)."""
-    return arm.arrays + (np.ascontiguousarray(paths.position, dtype=np.int64), np.ascontiguousarray(paths.moved),
-                         GAUSS_NODES, GAUSS_WEIGHTS, float(small_step), float(tiny_step))
-
-
 @njit
-def step_terms(context, q0, qd0, q1, qd1, dt, jacobian, lhs, a1, Da, DV, noise, J):
-    """The discrete equations at the candidate state (q1, q̇1) of the step from (q0, q̇0):
+def step_terms(model, data, q0, qd0, q1, qd1, dt, jacobian):
+    """The discrete equations at the candidate state (q1, q̇1) of the step from (q0, q̇0), into ``data``:
 
     lhs (n,) = Δ[a q̇]/Δt − ½ q̇0ᵀ D_r a q̇1 + D_r V, with Δ[a q̇] = a1 Δq̇ + (Σ_r Δq_r D_r a) q̇0; a1 (n, n) = a(q1);
     Da (n, n, n) = D_r a_ij; DV (n,) = D_r V;
     noise (n,) = ε (|a1| |Δq̇| + |Δa| |q̇0|)/Δt + ε |D_r V| + ε (|V| + ½ |q̇0|ᵀ |a| |q̇1|)/|Δq_r| (the last at both
     ends of r's edges, where D_r is the divided difference: its cancellation); and, with ``jacobian``,
-    J (n, n) = ∂lhs/∂q̇1 (without the joints' dissipation). ``context`` (from :func:`context`): the model's
-    arrays; ``position`` (P, n), the step of path p on which coordinate r moves; ``moved`` (P, n+1, n),
-    coordinate r is at its k+1 value at vertex m of path p; ``nodes``, ``weights``, the Gauss–Legendre rule on
-    [0, 1]; ``small_step``, the edge length up to which D_r takes the quadrature; ``tiny_step``, the |Δq_r|
-    below which the Jacobian's O(Δt²) row term is left out.
+    J (n, n) = ∂lhs/∂q̇1 (without the joints' dissipation). ``model``: :class:`Model`; ``data.work``: the
+    :class:`Workspace`.
     """
-    (links, joint_rotation, joint_origin, com, mass, inertia, dof_link, prismatic, axes, before_eq, gravity,
-     position, moved, nodes, weights, small_step, tiny_step) = context
+    position, moved, nodes, weights = model.position, model.moved, model.nodes, model.weights
+    small_step, tiny_step = model.small_step, model.tiny_step
+    lhs, a1, Da, DV, noise, J = data.lhs, data.a1, data.Da, data.DV, data.noise, data.J
+    work = data.work
+    vertices, slot, distinct, points = work.vertices, work.slot, work.distinct, work.points
+    a, V = work.path_mass, work.path_potential
     P, n = position.shape
     G = nodes.shape[0]
-    vertices = np.empty((P, n + 1, n))
     for path in range(P):
         for m in range(n + 1):
             for r in range(n):
                 vertices[path, m, r] = q1[r] if moved[path, m, r] else q0[r]
     # every path starts at q0 and ends at q1: those two are evaluated once, slot[p, m] says where vertex m is
-    slot = np.empty((P, n + 1), dtype=np.int64)
-    distinct = np.empty((P * (n - 1) + 2, n))
     count = 0
     for path in range(P):
         for m in range(n + 1):
@@ -80,22 +175,18 @@ def step_terms(context, q0, qd0, q1, qd1, dt, jacobian, lhs, a1, Da, DV, noise, 
                 slot[path, m] = count
                 distinct[count] = vertices[path, m]
                 count += 1
-    ua, uV = np.empty((count, n, n)), np.empty(count)
-    da, dv = (np.empty((count, n, n, n)), np.empty((count, n))) if jacobian else (np.empty((0, n, n, n)),
-                                                                                np.empty((0, n)))
-    rigid_body_terms(links, joint_rotation, joint_origin, com, mass, inertia, dof_link, prismatic, axes, before_eq,
-                     gravity, distinct[:count], jacobian, ua, uV, da, dv)
-    a, V = np.empty((P, n + 1, n, n)), np.empty((P, n + 1))
+    rigid_body_terms(model.arm, work.vertex_terms, distinct[:count], jacobian)
+    ua, uV = work.vertex_terms.M, work.vertex_terms.potential_energy
+    da, dv = work.vertex_terms.dM, work.vertex_terms.g
     for path in range(P):
         for m in range(n + 1):
             a[path, m] = ua[slot[path, m]]
             V[path, m] = uV[slot[path, m]]
     dq = q1 - q0
     # partial-difference quotients: the divided difference, or the edge integral of the derivative on short edges
-    points = np.empty((P * G, n))
-    pa, pV = np.empty((P * G, n, n)), np.empty(P * G)
-    pda, pdv = np.empty((P * G, n, n, n)), np.empty((P * G, n))
-    cancellation = np.zeros(n)
+    pda, pdv = work.edge_terms.dM, work.edge_terms.g
+    cancellation = work.cancellation
+    cancellation[:] = 0.0
     for r in range(n):
         if abs(dq[r]) > small_step:
             _mean_difference(position, a, r, Da[r])
@@ -113,8 +204,7 @@ def step_terms(context, q0, qd0, q1, qd1, dt, jacobian, lhs, a1, Da, DV, noise, 
             for g in range(G):
                 points[path * G + g] = vertices[path, position[path, r]]
                 points[path * G + g, r] += nodes[g] * dq[r]
-        rigid_body_terms(links, joint_rotation, joint_origin, com, mass, inertia, dof_link, prismatic, axes,
-                         before_eq, gravity, points, True, pa, pV, pda, pdv, r)
+        rigid_body_terms(model.arm, work.edge_terms, points, True, r)
         Da[r] = 0.0
         DV[r] = 0.0
         for path in range(P):
@@ -125,7 +215,9 @@ def step_terms(context, q0, qd0, q1, qd1, dt, jacobian, lhs, a1, Da, DV, noise, 
     # a1 q̇1 − a0 q̇0 = a1 (q̇1 − q̇0) + (a1 − a0) q̇0 with a1 − a0 = Σ_r Δq_r D_r a (the telescoping sum (2.5)):
     # the same momentum change, but its round-off is ε |a| |Δq̇| + ε |Δa| |q̇0| instead of ε |a| |q̇| (once per
     # divided difference, ε 2|a| |q̇0|); over Δt, and through a⁻¹, the latter was the floor of T + V's drift
-    change, change_size = np.zeros((n, n)), np.zeros((n, n))
+    change, change_size = work.change, work.change_size
+    change[...] = 0.0
+    change_size[...] = 0.0
     divided = 0
     for r in range(n):
         divided += abs(dq[r]) > small_step
@@ -133,7 +225,7 @@ def step_terms(context, q0, qd0, q1, qd1, dt, jacobian, lhs, a1, Da, DV, noise, 
             for j in range(n):
                 change[i, j] += dq[r] * Da[r, i, j]
                 change_size[i, j] += abs(dq[r] * Da[r, i, j])
-    Df = np.empty(n)             # D_r f for f = V − ½ q̇0ᵀ a q̇1
+    Df = work.f_quotient         # D_r f for f = V − ½ q̇0ᵀ a q̇1
     for r in range(n):
         momentum, bracket, scale = 0.0, 0.0, 0.0
         for j in range(n):
@@ -148,7 +240,7 @@ def step_terms(context, q0, qd0, q1, qd1, dt, jacobian, lhs, a1, Da, DV, noise, 
     if not jacobian:
         return
     # ∂_k f at the vertices, zeroed where coordinate k has not yet moved, and its partial differences
-    gradient = np.empty((P, n + 1, n))
+    gradient = work.gradient
     for path in range(P):
         for m in range(n + 1):
             vertex = slot[path, m]
@@ -161,7 +253,7 @@ def step_terms(context, q0, qd0, q1, qd1, dt, jacobian, lhs, a1, Da, DV, noise, 
                             value -= 0.5 * da[vertex, k, i, j] * qd0[i] * qd1[j]
                 gradient[path, m, k] = value
     last = slot[0, n]            # q1
-    row = np.empty(n)
+    row = work.row
     for r in range(n):
         _mean_difference(position, gradient, r, row)
         tiny = abs(dq[r]) < tiny_step
@@ -174,28 +266,28 @@ def step_terms(context, q0, qd0, q1, qd1, dt, jacobian, lhs, a1, Da, DV, noise, 
 
 
 @overload(newton.equations)
-def _equations_compiled(context, q0, qd0, q1, qd1, dt, jacobian, lhs, a1, Da, DV, noise, J):
-    """In compiled code, :func:`.newton.equations` is :func:`step_terms` (its context is the kernel's tuple)."""
+def _equations_compiled(model, data, q0, qd0, q1, qd1, dt, jacobian):
+    """In compiled code, :func:`.newton.equations` is :func:`step_terms` (its model is the compiled :class:`Model`)."""
 
-    def implementation(context, q0, qd0, q1, qd1, dt, jacobian, lhs, a1, Da, DV, noise, J):
-        step_terms(context, q0, qd0, q1, qd1, dt, jacobian, lhs, a1, Da, DV, noise, J)
+    def implementation(model, data, q0, qd0, q1, qd1, dt, jacobian):
+        step_terms(model, data, q0, qd0, q1, qd1, dt, jacobian)
 
     return implementation
 
 
-def warm_up() -> None:
-    """Compile the kernels (make setup): steps of the shipped planar arm, short and long, a run of them under held
-    forces (as a simulator takes them), and the inverse dynamics of one."""
-    from discrete_robot.discrete.dynamic_model import DiscreteDynamicModel
-    from discrete_robot.discrete.simulation import FixedStepSimulation
-    from discrete_robot.model.description import load_model, package_config_path
-    from discrete_robot.model.dynamics import RigidBodySystem
+@njit
+def bound_step(binding, q0, v0, tau, dt, guess):
+    """:func:`step` of a :class:`Binding`."""
+    return step(binding.model, binding.data, q0, v0, tau, dt, guess)
 
-    system = RigidBodySystem(load_model(package_config_path("planar_2link.yaml")))
-    system.evaluate(np.zeros(system.dof), derivatives=True)
-    model = DiscreteDynamicModel(system)
-    for dt in (1e-3, 0.1):
-        step = model.step(np.zeros(system.dof), np.ones(system.dof), np.zeros(system.dof), dt)
-    model.generalized_forces(np.zeros(system.dof), np.ones(system.dof), step.q, step.qd, 0.1)
-    FixedStepSimulation(system, "discrete", 1e-3, np.zeros(system.dof), np.ones(system.dof)).step(
-        3, np.zeros(system.dof))
+
+@njit
+def bound_held_steps(binding, q, v, previous, tau, dt, count, bound, turns, lower, upper):
+    """:func:`~.newton.held_steps` of a :class:`Binding`."""
+    return held_steps(binding.model, binding.data, q, v, previous, tau, dt, count, bound, turns, lower, upper)
+
+
+@njit
+def bound_left_hand_sides(binding, q0, v0, q1, v1, dt, out):
+    """:func:`~.newton.left_hand_sides` of a :class:`Binding`."""
+    left_hand_sides(binding.model, binding.data, q0, v0, q1, v1, dt, out)

@@ -43,7 +43,9 @@ in one call when the system is ``vectorized``; for a :class:`RigidBodySystem` (w
 flat arrays) one compiled kernel (:mod:`.compiled`) evaluates the whole left-hand side and its Jacobian.
 """
 
+import functools
 import logging
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -53,14 +55,12 @@ from discrete_robot.discrete import compiled, newton
 from discrete_robot.discrete.dissipation import Dissipation
 from discrete_robot.discrete.partial_difference import SMALL_STEP, DifferencePaths, PathOperator, quotients
 from discrete_robot.errors import ConvergenceError, InputError
-from discrete_robot.model.compiled import CompiledArm
+from discrete_robot.model import compiled as arm_compiled
 from discrete_robot.model.lagrangian import LagrangianSystem, accelerations
 
 LOGGER = logging.getLogger(__name__)
 
 _EPS = np.finfo(float).eps
-#: |Δq_r| (rad or m) below which the Jacobian's O(Δt²) row term is left out instead of divided by Δq_r
-_TINY_STEP = 1e-8
 
 
 @dataclass(frozen=True)
@@ -169,19 +169,35 @@ class DiscreteDynamicModel:
         self._shape = (system.dof,)
         self._eval = _Evaluations(system)
         zero = np.zeros(system.dof)
-        self._damping = zero if dissipation is None else np.asarray(dissipation.damping, dtype=float)
-        self._friction = zero if dissipation is None else np.asarray(dissipation.friction, dtype=float)
+        #: the joints' damping and friction (zeros without dissipation), read by Newton's loop as the model's
+        self.damping = zero if dissipation is None else np.asarray(dissipation.damping, dtype=float)
+        self.friction = zero if dissipation is None else np.asarray(dissipation.friction, dtype=float)
         arm = getattr(system, "compiled", None)
-        if isinstance(arm, CompiledArm):
-            # the whole step compiled: the kernel's equations, Newton's loop compiled around them
-            self._context = compiled.context(arm, self.paths, self.small_step, _TINY_STEP)
-            self._newton_loop = newton.newton
-            self._left_hand_sides = newton.left_hand_sides
-        else:
-            # the same loop's source run as Python on the numpy evaluation (python_terms)
-            self._context = self
-            self._newton_loop = newton.newton.py_func
-            self._left_hand_sides = newton.left_hand_sides.py_func
+        #: the discrete model's compiled :class:`.compiled.Model` (None: the Python loop on python_terms)
+        self.compiled = None
+        if isinstance(arm, arm_compiled.Model):
+            self.compiled = compiled.compile_model(arm, self.paths, self.small_step, self.damping, self.friction,
+                                                   self.tol, self.max_iter)
+        self._local = threading.local()          # one Data per thread: the kernels release the GIL
+
+    def _entry_points(self):
+        """(data, step, held_steps, left_hand_sides) of this thread: the whole step compiled (the kernel's
+        equations, Newton's loop compiled around them, called through a Binding), or the same loop's source run
+        as Python on the numpy evaluation (python_terms), with ``self`` as the model."""
+        entries = getattr(self._local, "entries", None)
+        if entries is None:
+            if self.compiled is not None:
+                data = compiled.create_data(self.compiled)
+                binding = compiled.Binding(self.compiled, data)
+                entries = (data, functools.partial(compiled.bound_step, binding),
+                           functools.partial(compiled.bound_held_steps, binding),
+                           functools.partial(compiled.bound_left_hand_sides, binding))
+            else:
+                data = newton.create_data(self.dof)
+                entries = (data, functools.partial(newton.step.py_func, self, data), None,
+                           functools.partial(newton.left_hand_sides.py_func, self, data))
+            self._local.entries = entries
+        return entries
 
     @property
     def dof(self) -> int:
@@ -235,12 +251,13 @@ class DiscreteDynamicModel:
         noise = _EPS * (momentum_size / dt + np.abs(DV) + cancellation)
         return _Terms(lhs, a1, Da, DV, dq, noise, da, dv)
 
-    def python_terms(self, q0, qd0, q1, qd1, dt, jacobian, lhs, a1, Da, DV, noise, J) -> None:
-        """:func:`.newton.equations` for any LagrangianSystem: the numpy evaluation into the arrays."""
+    def python_terms(self, q0, qd0, q1, qd1, dt, jacobian, data: newton.Data) -> None:
+        """:func:`.newton.equations` for any LagrangianSystem: the numpy evaluation into ``data``."""
         terms = self._terms(q0, qd0, q1, qd1, dt, derivatives=jacobian)
-        lhs[:], a1[:], Da[:], DV[:], noise[:] = terms.lhs, terms.a1, terms.Da, terms.DV, terms.noise
+        data.lhs[:], data.a1[:], data.Da[:], data.DV[:], data.noise[:] = (terms.lhs, terms.a1, terms.Da, terms.DV,
+                                                                          terms.noise)
         if jacobian:
-            J[:] = self._jacobian(terms, qd0, qd1, dt)
+            data.J[:] = self._jacobian(terms, qd0, qd1, dt)
 
     def _jacobian(self, terms: _Terms, qd0, qd1, dt) -> np.ndarray:
         """∂lhs/∂q̇(k+1), analytic (see the module doc; the joints' dissipation is added by Newton's loop);
@@ -249,7 +266,7 @@ class DiscreteDynamicModel:
         da = terms.da                                           # (P, n+1, n, n, n)
         gradient = terms.dv - 0.5 * ((da @ qd1) @ qd0)         # ∂_k f at the vertices, f = V − ½ qd0ᵀ a qd1
         Df = terms.DV - 0.5 * np.einsum("rij,i,j->r", terms.Da, qd0, qd1)
-        tiny = np.abs(terms.dq) < _TINY_STEP
+        tiny = np.abs(terms.dq) < compiled.TINY_STEP
         E = (paths.differences(gradient * paths.moved) - np.diag(Df)) / np.where(tiny, 1.0, terms.dq)[:, None]
         E[tiny] = 0.0
         return (terms.a1 / dt + 0.5 * (da[0, n] @ qd1).T - 0.5 * np.einsum("rik,i->rk", terms.Da, qd0)
@@ -287,7 +304,7 @@ class DiscreteDynamicModel:
             raise InputError("q1 must equal q0 + dt (qd0 + qd1)/2 (smoothing formula); mismatch "
                              f"{mismatch[np.any(np.abs(mismatch) > allowed, axis=1)][0].tolist()}")
         lhs = np.empty_like(q0)
-        self._left_hand_sides(self._context, *(np.ascontiguousarray(v) for v in (q0, qd0, q1, qd1, dt)), lhs)
+        self._entry_points()[3](*(np.ascontiguousarray(v) for v in (q0, qd0, q1, qd1, dt)), lhs)
         return lhs - self._dissipative(q1 - q0, dt[:, None])
 
     def _dissipative(self, dq: np.ndarray, dt: float) -> np.ndarray:
@@ -324,11 +341,11 @@ class DiscreteDynamicModel:
         state arrays are updated in place, see there), continuing from a state this model returned; only F is
         checked. Returns (steps taken, Newton iterations over them); (0, 0) for a system without a compiled
         model."""
-        if self._context is self:
+        held_steps = self._entry_points()[2]
+        if held_steps is None:
             return 0, 0
-        _, taken, iterations = newton.held_steps(self._context, q, qd, previous, self._vector("F", F), float(dt),
-                                                 int(count), self._damping, self._friction, self.tol, self.max_iter,
-                                                 bound, turns, lower, upper)
+        _, taken, iterations = held_steps(q, qd, previous, self._vector("F", F), float(dt), int(count), bound, turns,
+                                          lower, upper)
         return taken, iterations
 
     def _solve(self, q0, qd0, F, dt, guesses, failures=()) -> StepResult:
@@ -347,16 +364,14 @@ class DiscreteDynamicModel:
 
     def _newton(self, q0, qd0, F, dt, qd1) -> StepResult:
         """Newton's loop (:mod:`.newton`) from the guess q̇(k+1) = ``qd1``; ConvergenceError when it fails."""
-        out, q1 = np.empty(self._shape), np.empty(self._shape)
+        data, step = self._entry_points()[:2]
         try:
-            status, iterations, residual, update = self._newton_loop(
-                self._context, q0, qd0, F, float(dt), qd1, self._damping, self._friction, self.tol, self.max_iter,
-                out, q1)
+            status, iterations, residual, update = step(q0, qd0, F, float(dt), qd1)
         except np.linalg.LinAlgError as error:
             raise ConvergenceError(f"singular Newton Jacobian ({error})") from error
         if status != newton.OK:
             raise ConvergenceError(newton.describe(status, iterations, update))
-        return StepResult(q1, out, int(iterations), float(residual))
+        return StepResult(data.q.copy(), data.v.copy(), int(iterations), float(residual))
 
     def simulate(self, q0, qd0, dt, steps: int, forces=None) -> Trajectory:
         """``steps`` steps from (q0, q̇0).

@@ -1,17 +1,19 @@
 """The Newton solve of one discrete step (and the equations' explicit evaluation over many steps), written once
 and run two ways.
 
-:func:`newton` iterates on q̇(k+1) as :mod:`.dynamic_model`'s docstring describes (analytic Jacobian,
-refreshed while the update is large and reused for chord steps below; stop on the estimated remaining error
-or at the round-off floor). The equations come from :func:`equations` ``(context, q0, qd0, q1, qd1, dt,
-jacobian, lhs, a1, Da, DV, noise, J)``, which fills the left-hand side, a(q1), the quotients D_r a and D_r V,
-the round-off estimate of lhs and (when ``jacobian``) ∂lhs/∂q̇(k+1):
+:func:`step` ``(model, data, q0, v0, tau, dt, guess)`` iterates on q̇(k+1) as :mod:`.dynamic_model`'s docstring
+describes (analytic Jacobian, refreshed while the update is large and reused for chord steps below; stop on the
+estimated remaining error or at the round-off floor), writing q(k+1) and q̇(k+1) into ``data.q`` and ``data.v``.
+``model`` carries the joints' ``damping`` and ``friction`` and Newton's ``tol`` and ``max_iter``; ``data`` is a
+:class:`Data` (:func:`create_data`). The equations come from :func:`equations` ``(model, data, q0, v0, q1, v1,
+dt, jacobian)``, which fills ``data.lhs`` (the left-hand side), ``a1`` (a(q1)), ``Da`` and ``DV`` (the quotients
+D_r a and D_r V), ``noise`` (the round-off estimate of lhs) and (when ``jacobian``) ``J`` (∂lhs/∂q̇(k+1)):
 
-- for a rigid-body system with a compiled model, ``context`` is the kernel's tuple of arrays, :func:`equations`
-  is the compiled kernel (:func:`.compiled.step_terms`, registered as its compiled form) and :func:`newton`
-  runs compiled, so a whole step is one call;
-- for any other :class:`~discrete_robot.model.lagrangian.LagrangianSystem`, ``context`` is the
-  :class:`~.dynamic_model.DiscreteDynamicModel` and the very same source runs as Python (``newton.py_func``),
+- for a rigid-body system with a compiled model, ``model`` is :class:`.compiled.Model`, :func:`equations` is
+  the compiled kernel (:func:`.compiled.step_terms`, registered as its compiled form, working in
+  ``data.work``) and :func:`step` runs compiled, so a whole step is one call;
+- for any other :class:`~discrete_robot.model.lagrangian.LagrangianSystem`, ``model`` is the
+  :class:`~.dynamic_model.DiscreteDynamicModel` and the very same source runs as Python (``step.py_func``),
   :func:`equations` calling its numpy evaluation.
 
 The joints' damping c and Coulomb friction f (:mod:`.dissipation`; zeros when there are none) enter as the
@@ -21,6 +23,8 @@ adds −½ dF_d/dv̄ to the Jacobian's diagonal.
 Returns (status, iterations, |residual|∞ before the last update, last update); status is one of the codes
 below, and :func:`describe` turns a failure into the message of a ConvergenceError.
 """
+
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -37,15 +41,46 @@ _TINY = np.finfo(float).tiny
 TWO_PI = 2.0 * np.pi
 
 
+class Data(NamedTuple):
+    """What a step writes: its result, the equations at the candidate state and Newton's arrays, all (n,) or
+    (n, n) (Da: (n, n, n)), SI units."""
+
+    q: np.ndarray           # q(k+1) of the last step solved, rad or m
+    v: np.ndarray           # q̇(k+1), rad/s or m/s
+    lhs: np.ndarray         # the equations' left-hand side at the candidate, N m or N
+    a1: np.ndarray          # a(q1)
+    Da: np.ndarray          # D_r a_ij, [r, i, j]
+    DV: np.ndarray          # D_r V
+    noise: np.ndarray       # the round-off estimate of lhs
+    J: np.ndarray           # ∂lhs/∂q̇(k+1) (the Newton Jacobian)
+    inverse: np.ndarray     # J⁻¹
+    candidate: np.ndarray   # q(k+1) from the smoothing formula at Newton's iterate
+    velocity: np.ndarray    # Newton's iterate of q̇(k+1)
+    residual: np.ndarray    # lhs − F − F_d(v̄)
+    roundoff: np.ndarray    # its round-off estimate
+    slopes: np.ndarray      # dF_d/dv̄
+    load: np.ndarray        # |F| + |F_d|
+    guess: np.ndarray       # :func:`held_steps`' start of each step
+    work: Any               # the equations' workspace (:class:`.compiled.Workspace`; None as Python)
+
+
+def create_data(n: int, work=None) -> Data:
+    """A :class:`Data` for n DOFs around the equations' workspace ``work``."""
+    vectors = {name: np.empty(n) for name in ("q", "v", "lhs", "DV", "noise", "candidate", "velocity", "residual",
+                                                "roundoff", "slopes", "load", "guess")}
+    return Data(a1=np.empty((n, n)), Da=np.empty((n, n, n)), J=np.empty((n, n)), inverse=np.empty((n, n)),
+                work=work, **vectors)
+
+
 @njit
 def _max_abs(x):
     return np.max(np.abs(x))
 
 
-def equations(context, q0, qd0, q1, qd1, dt, jacobian, lhs, a1, Da, DV, noise, J) -> None:
-    """The discrete equations at (q1, q̇1) into the arrays (module docstring); as Python, ``context`` is the
+def equations(model, data, q0, qd0, q1, qd1, dt, jacobian) -> None:
+    """The discrete equations at (q1, q̇1) into ``data`` (module docstring); as Python, ``model`` is the
     DiscreteDynamicModel. Compiled code calls the kernel registered in :mod:`.compiled` instead."""
-    context.python_terms(q0, qd0, q1, qd1, dt, jacobian, lhs, a1, Da, DV, noise, J)
+    model.python_terms(q0, qd0, q1, qd1, dt, jacobian, data)
 
 
 @njit
@@ -80,22 +115,26 @@ def _product_max(A, x, absolute):
 
 
 @njit
-def newton(context, q0, qd0, F, dt, qd1, damping, friction, tol, max_iter, out, q_out):
-    """Solve the step (q0, q̇0) -> q̇(k+1) from the guess ``qd1`` under forces F held over the step; q̇(k+1)
-    into ``out`` and q(k+1) into ``q_out``. See the module docstring for ``context`` and the return value."""
+def step(model, data, q0, v0, tau, dt, guess):
+    """Solve the step (q0, q̇0 = ``v0``) -> q̇(k+1) from ``guess`` under the forces ``tau`` held over the step
+    (N m or N; dt in s); q(k+1) into ``data.q`` and q̇(k+1) into ``data.v``. See the module docstring for
+    ``model`` and the return value."""
+    qd0, F, out, q_out = v0, tau, data.v, data.q
+    damping, friction, tol, max_iter = model.damping, model.friction, model.tol, model.max_iter
+    lhs, DV, J, inverse, q1 = data.lhs, data.DV, data.J, data.inverse, data.candidate
+    residual, roundoff, slopes, load = data.residual, data.roundoff, data.slopes, data.load
     n = q0.shape[0]
-    lhs, a1, Da, DV, noise = np.empty(n), np.empty((n, n)), np.empty((n, n, n)), np.empty(n), np.empty(n)
-    J, inverse = np.empty((n, n)), np.empty((n, n))
-    q1, residual, roundoff, slopes, load = np.empty(n), np.empty(n), np.empty(n), np.empty(n), np.empty(n)
-    qd = qd1.copy()
+    qd = data.velocity
+    qd[:] = guess
     previous, update, scale, forced = np.inf, np.inf, np.inf, -1.0
     have_inverse, growing, residual_norm = False, 0, np.inf
     for iteration in range(1, max_iter + 1):
         refresh = not have_inverse or update > CHORD_UPDATE * scale
         for r in range(n):
             q1[r] = q0[r] + 0.5 * dt * (qd0[r] + qd[r])
-        equations(context, q0, qd0, q1, qd, dt, refresh, lhs, a1, Da, DV, noise, J)
-        residual_norm = _residual(q0, q1, dt, lhs, noise, F, damping, friction, residual, roundoff, slopes, load)
+        equations(model, data, q0, qd0, q1, qd, dt, refresh)
+        residual_norm = _residual(q0, q1, dt, lhs, data.noise, F, damping, friction, residual, roundoff, slopes,
+                                  load)
         if refresh:
             for r in range(n):
                 J[r, r] -= 0.5 * slopes[r]
@@ -155,21 +194,20 @@ def carry_turns(q, bound, turns):
 
 
 @njit
-def held_steps(context, q, qd, previous, F, dt, count, damping, friction, tol, max_iter, bound, turns, lower,
-               upper):
-    """Up to ``count`` steps under the forces F held throughout, one compiled call: each step is :func:`newton`
+def held_steps(model, data, q, qd, previous, F, dt, count, bound, turns, lower, upper):
+    """Up to ``count`` steps under the forces F held throughout, one compiled call: each step is :func:`step`
     from the linear extrapolation 2 q̇(k) − q̇(k−1), and carries the whole turns of each angle past ±``bound``
     (inf: none) into ``turns`` (as :class:`~.integrators.DiscreteStepper` does step by step). The state is
     updated in place: q (the angles less their turns), q̇ and ``previous`` (q̇ before the last step). Stops after
     a step that fails (its state not taken) or that ends outside [lower, upper] (q + 2π turns; the caller stops
     the joint). Returns (status of the last step, steps taken, Newton iterations over them)."""
     n = q.shape[0]
-    guess, out, q1 = np.empty(n), np.empty(n), np.empty(n)
+    guess, out, q1 = data.guess, data.v, data.q
     taken, iterations, status = 0, 0, OK
     while taken < count:
         for r in range(n):
             guess[r] = 2.0 * qd[r] - previous[r]
-        status, used, _, _ = newton(context, q, qd, F, dt, guess, damping, friction, tol, max_iter, out, q1)
+        status, used, _, _ = step(model, data, q, qd, F, dt, guess)
         if status != OK:
             break
         taken += 1
@@ -189,14 +227,13 @@ def held_steps(context, q, qd, previous, F, dt, count, damping, friction, tol, m
 
 
 @njit
-def left_hand_sides(context, q0, qd0, q1, qd1, dt, out):
+def left_hand_sides(model, data, q0, qd0, q1, qd1, dt, out):
     """The equations' left-hand side at each of m given steps (rows of q0, q̇0, q1, q̇1: (m, n); dt: (m,)) into
-    ``out`` (m, n): inverse dynamics of whole trajectories (the planner's), one call. ``context`` as for
-    :func:`newton`."""
-    m, n = q0.shape
-    a1, Da, DV, noise, J = np.empty((n, n)), np.empty((n, n, n)), np.empty(n), np.empty(n), np.empty((n, n))
-    for k in range(m):
-        equations(context, q0[k], qd0[k], q1[k], qd1[k], dt[k], False, out[k], a1, Da, DV, noise, J)
+    ``out`` (m, n): inverse dynamics of whole trajectories (the planner's), one call. ``model`` and ``data`` as
+    for :func:`step`."""
+    for k in range(q0.shape[0]):
+        equations(model, data, q0[k], qd0[k], q1[k], qd1[k], dt[k], False)
+        out[k] = data.lhs
 
 
 def describe(status: int, iterations: int, update: float) -> str:

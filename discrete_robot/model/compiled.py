@@ -22,14 +22,20 @@ coordinate: a cyclic first joint leaves a(q) bit-for-bit unchanged):
 - ∂a_ab/∂q_k by Park's Lie-bracket formula (three cases, see ``RigidBodySystem.mass_matrix_derivatives``) and
   ∂V/∂q_k = −gᵀ (G^c_k ξ_k)_linear.
 
-Model (:class:`CompiledArm`, built once per model): per link its parent (parents first), first DOF and DOF
-count, joint rotation and origin, CoM, mass and inertia; per DOF its link, axis and kind; the before-or-equal
-relation of the DOFs; gravity. The kernel allocates its workspace once per batch and reuses it for every
-configuration of the batch.
+Model/Data (as Pinocchio's): :func:`compile_model` flattens a :class:`RobotModel` into a :class:`Model` (built once
+per model and cached): per link its parent (parents first), first DOF and DOF count, joint rotation and origin,
+CoM, mass and inertia; per DOF its link, axis and kind; the before-or-equal relation of the DOFs; gravity.
+:func:`create_data` allocates a :class:`Data` for a batch of B configurations: the results (``M``,
+``potential_energy``, ``dM``, ``g``) and every array the kernel works in, so :func:`rigid_body_terms` allocates
+nothing. One Data per thread. Usage::
+
+    model = compile_model(load_model("config/arm_6dof.yaml"))
+    data = create_data(model, batch=1, derivatives=True)
+    rigid_body_terms(model, data, q[None], True)       # q (n,): data.M[0], data.g[0] = ∂V/∂q, data.dM[0]
 """
 
 import functools
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -39,12 +45,11 @@ from discrete_robot.jit import njit
 from discrete_robot.model.description import RobotModel
 from discrete_robot.model.kinematics import kinematic_tree
 
-# columns of CompiledArm.links
+# columns of Model.links
 PARENT, FIRST_DOF, NDOF = range(3)
 
 
-@dataclass(frozen=True, eq=False)
-class CompiledArm:
+class Model(NamedTuple):
     """A fixed-base :class:`RobotModel` as flat arrays (SI units; see the module docstring)."""
 
     links: np.ndarray            # (L, 3) int64: parent (-1 = the base), first DOF, DOF count
@@ -59,16 +64,38 @@ class CompiledArm:
     before_eq: np.ndarray        # (n, n) bool: [k, a] = DOF k is DOF a or moves DOF a's axis
     gravity: np.ndarray          # (3,), world, m/s²
 
-    @property
-    def arrays(self) -> tuple:
-        """The model as the kernel takes it."""
-        return (self.links, self.joint_rotation, self.joint_origin, self.com, self.mass, self.inertia,
-                self.dof_link, self.prismatic, self.axes, self.before_eq, self.gravity)
+
+class Data(NamedTuple):
+    """The results of :func:`rigid_body_terms` for a batch of B configurations, and its workspace (one
+    configuration's; "reference frame": each link's arm's first link, see the module docstring)."""
+
+    M: np.ndarray                # (B, n, n): the mass matrix a(q) (Pinocchio's M), kg m² (kg for prismatic DOFs)
+    potential_energy: np.ndarray  # (B,): V(q), J (Pinocchio's potential_energy)
+    dM: np.ndarray  # noqa: N815  (B, n, n, n): [b, k, i, j] = ∂a_ij/∂q_k ((0, n, n, n) without derivatives)
+    g: np.ndarray                # (B, n): ∂V/∂q, the generalised gravity (Pinocchio's g), N m or N
+    oRi: np.ndarray  # noqa: N815  (L, 3, 3): link rotations in the reference frame (Pinocchio's oMi rotations)
+    oPi: np.ndarray  # noqa: N815  (L, 3): link origins in the reference frame (oMi translations), m
+    reference_rotation: np.ndarray  # (L, 3, 3): each link's reference frame in the world
+    reference_origin: np.ndarray    # (L, 3): ... and its origin, m
+    link_com: np.ndarray         # (L, 3): each link's CoM in the reference frame, m
+    dof_axis: np.ndarray         # (n, 3): each DOF's axis z_k in the reference frame
+    dof_point: np.ndarray        # (n, 3): a point o_k on it, m
+    matrix_scratch: np.ndarray   # (4, 3, 3)
+    vector_scratch: np.ndarray   # (2, 3)
+    twist: np.ndarray            # (n, 6): ξ_k = (v, ω)
+    composite_mass: np.ndarray   # (L,): the subtrees' composite G^c (see _body_inertia): m^c, kg
+    composite_moment: np.ndarray  # (L, 3): h = m^c c̄, kg m
+    composite_origin_inertia: np.ndarray  # (L, 3, 3): J, the rotational block about the frame origin, kg m²
+    composite_com: np.ndarray    # (L, 3): c̄, the subtrees' CoMs (Pinocchio's com), m
+    composite_inertia: np.ndarray  # (L, 3, 3): I^c about c̄, kg m²
+    inertia_twist: np.ndarray    # (n, n, 6): [k, b] = G^c_k ξ_b (G^c of DOF k's link)
+    twist_bracket: np.ndarray    # (n, n, 6): [k, a] = ad_{ξ_k} ξ_a
+    local_gravity: np.ndarray    # (3,): gravity in a reference frame, m/s²
 
 
 @functools.lru_cache(maxsize=32)
-def compile_arm(model: RobotModel) -> CompiledArm:
-    """Flatten a fixed-base ``model`` into a :class:`CompiledArm` (cached per model)."""
+def compile_model(model: RobotModel) -> Model:
+    """Flatten a fixed-base ``model`` into a :class:`Model` (cached per model)."""
     if model.base.floating:
         raise ModelError(f"model '{model.name}': a compiled arm needs a fixed base")
     tree = kinematic_tree(model)
@@ -77,13 +104,28 @@ def compile_arm(model: RobotModel) -> CompiledArm:
         raise ModelError(f"model '{model.name}': links must be listed parents first")
     links = np.array([(parent, sl.start, sl.stop - sl.start) for parent, sl in zip(parents, model.dof_slices,
                                                                                     strict=True)], dtype=np.int64)
-    return CompiledArm(
+    return Model(
         links=links,
         joint_rotation=np.array([link.joint.rotation for link in model.links], dtype=float).reshape(-1, 3, 3),
         joint_origin=np.array([link.joint.origin for link in model.links], dtype=float).reshape(-1, 3),
         com=tree.coms.astype(float), mass=tree.masses.astype(float), inertia=tree.inertias.astype(float),
         dof_link=tree.dof_link.astype(np.int64), prismatic=tree.prismatic.copy(), axes=tree.axes.astype(float),
         before_eq=tree.precedes | np.eye(tree.n, dtype=bool), gravity=np.asarray(model.gravity, dtype=float))
+
+
+def create_data(model: Model, batch: int, derivatives: bool) -> Data:
+    """A :class:`Data` for ``batch`` configurations; ``derivatives``: room for ∂a/∂q and ∂V/∂q."""
+    L, n = model.links.shape[0], model.dof_link.shape[0]
+    rows = batch if derivatives else 0
+    return Data(M=np.empty((batch, n, n)), potential_energy=np.empty(batch), dM=np.empty((rows, n, n, n)),
+                g=np.empty((rows, n)), oRi=np.empty((L, 3, 3)), oPi=np.empty((L, 3)),
+                reference_rotation=np.empty((L, 3, 3)), reference_origin=np.empty((L, 3)),
+                link_com=np.empty((L, 3)), dof_axis=np.empty((n, 3)), dof_point=np.empty((n, 3)),
+                matrix_scratch=np.empty((4, 3, 3)), vector_scratch=np.empty((2, 3)), twist=np.empty((n, 6)),
+                composite_mass=np.empty(L), composite_moment=np.empty((L, 3)),
+                composite_origin_inertia=np.empty((L, 3, 3)), composite_com=np.empty((L, 3)),
+                composite_inertia=np.empty((L, 3, 3)), inertia_twist=np.empty((n, n, 6)),
+                twist_bracket=np.empty((n, n, 6)), local_gravity=np.empty(3))
 
 
 @njit
@@ -93,11 +135,15 @@ def _identity(out):
 
 
 @njit
-def _link_frames(links, joint_rotation, joint_origin, com, prismatic, axes, q, R, p, c, ref_R, ref_p, axis, point,
-                 scratch, vectors):
-    """Link rotations R and origins p, CoMs c, each link's reference pose (ref_R, ref_p: its arm's first link in
-    the world) and each DOF's axis and a point on it, all in the reference frames, for one configuration q.
-    ``scratch`` (4, 3, 3) and ``vectors`` (2, 3): workspace."""
+def _link_frames(model, data, q):
+    """Link rotations R (``data.oRi``) and origins p (``oPi``), CoMs c (``link_com``), each link's reference pose
+    (ref_R, ref_p: its arm's first link in the world) and each DOF's axis and a point on it (``dof_axis``,
+    ``dof_point``), all in the reference frames, for one configuration q."""
+    links, joint_rotation, joint_origin, com = model.links, model.joint_rotation, model.joint_origin, model.com
+    prismatic, axes = model.prismatic, model.axes
+    R, p, c, axis, point = data.oRi, data.oPi, data.link_com, data.dof_axis, data.dof_point
+    ref_R, ref_p = data.reference_rotation, data.reference_origin
+    scratch, vectors = data.matrix_scratch, data.vector_scratch
     local_R, turn, product, later = scratch[0], scratch[1], scratch[2], scratch[3]
     local_p, v = vectors[0], vectors[1]
     for i in range(links.shape[0]):
@@ -186,11 +232,14 @@ def _apply_inertia(m, h, J, xi, out):
 
 
 @njit
-def _composite_about_com(links, mass, inertia, R, c, mc, h, cbar, Ic, vectors):
-    """Each subtree's CoM c̄ = h / m^c (its own link's CoM when massless) into ``cbar`` (L, 3) and its rotational
-    inertia about c̄ into ``Ic`` (L, 3, 3): Ic_i = R_i I_i R_iᵀ + m_i S(c_i − c̄_i) + Σ_children [Ic_ch
-    + m^c_ch S(c̄_ch − c̄_i)] with S(d) = |d|² E − d dᵀ (parallel axes), so every term is of the subtree's own
-    size. ``mc``, ``h``: the composites' masses and first moments; ``vectors`` (2, 3): workspace."""
+def _composite_about_com(model, data):
+    """Each subtree's CoM c̄ = h / m^c (its own link's CoM when massless) into ``data.composite_com`` (L, 3) and
+    its rotational inertia about c̄ into ``composite_inertia`` (L, 3, 3): Ic_i = R_i I_i R_iᵀ + m_i S(c_i − c̄_i)
+    + Σ_children [Ic_ch + m^c_ch S(c̄_ch − c̄_i)] with S(d) = |d|² E − d dᵀ (parallel axes), so every term is of
+    the subtree's own size, from the composites' masses m^c and first moments h."""
+    links, mass, inertia = model.links, model.mass, model.inertia
+    R, c, mc, h = data.oRi, data.link_com, data.composite_mass, data.composite_moment
+    cbar, Ic, vectors = data.composite_com, data.composite_inertia, data.vector_scratch
     L = links.shape[0]
     d = vectors[0]
     for i in range(L):
@@ -211,10 +260,13 @@ def _composite_about_com(links, mass, inertia, R, c, mc, h, cbar, Ic, vectors):
 
 
 @njit
-def _mass_matrix(prismatic, axis, point, before_eq, dof_link, mc, cbar, Ic, out):
+def _mass_matrix(model, data, out):
     """a (n, n) into ``out``: a_lo,hi = m v_lo(c̄)·v_hi(c̄) + ω_loᵀ I ω_hi for DOF lo before-or-equal DOF hi, with
     (m, c̄, I about c̄) the composite of hi's link and v_k(x) = z_k × (x − o_k) (revolute; z_k, ω_k = 0 when
     prismatic) the velocity of the point x under DOF k's unit rate; 0 for DOFs on different branches."""
+    prismatic, before_eq, dof_link = model.prismatic, model.before_eq, model.dof_link
+    axis, point, mc, cbar, Ic = data.dof_axis, data.dof_point, data.composite_mass, data.composite_com, \
+        data.composite_inertia
     n = out.shape[0]
     out[...] = 0.0
     for hi in range(n):
@@ -265,27 +317,25 @@ def _dot(a, b):
 
 
 @njit
-def rigid_body_terms(links, joint_rotation, joint_origin, com, mass, inertia, dof_link, prismatic, axes, before_eq,
-                     gravity, q, derivatives, M, V, dM, dV, only=-1):
-    """a(q) into M (B, n, n), V(q) into V (B,) and, with ``derivatives``, ∂a/∂q into dM (B, n, n, n)
-    ([b, k, i, j] = ∂a_ij/∂q_k) and ∂V/∂q into dV (B, n), for the B configurations q (B, n).
+def rigid_body_terms(model, data, q, derivatives, only=-1):
+    """a(q) into ``data.M`` (B, n, n), V(q) into ``potential_energy`` (B,) and, with ``derivatives``, ∂a/∂q into
+    ``dM`` (B, n, n, n) ([b, k, i, j] = ∂a_ij/∂q_k) and ∂V/∂q into ``g`` (B, n), for the B configurations q (B, n)
+    (B at most the Data's batch).
 
-    ``only`` = k ≥ 0: the derivatives with respect to q_k alone (dM[:, k] and dV[:, k]) and V; M and the other
+    ``only`` = k ≥ 0: the derivatives with respect to q_k alone (dM[:, k] and g[:, k]) and V; M and the other
     derivatives are not written.
     """
+    links, mass, inertia, dof_link, prismatic = model.links, model.mass, model.inertia, model.dof_link, \
+        model.prismatic
+    before_eq, gravity = model.before_eq, model.gravity
+    M, V, dM, dV = data.M, data.potential_energy, data.dM, data.g
+    R, c, ref_R, ref_p = data.oRi, data.link_com, data.reference_rotation, data.reference_origin
+    axis, point, xi = data.dof_axis, data.dof_point, data.twist
+    mc, h, J = data.composite_mass, data.composite_moment, data.composite_origin_inertia
+    GX, A, g = data.inertia_twist, data.twist_bracket, data.local_gravity
     L, n = links.shape[0], q.shape[1]
-    R, p, c = np.empty((L, 3, 3)), np.empty((L, 3)), np.empty((L, 3))
-    ref_R, ref_p = np.empty((L, 3, 3)), np.empty((L, 3))
-    axis, point, scratch, vectors = np.empty((n, 3)), np.empty((n, 3)), np.empty((4, 3, 3)), np.empty((2, 3))
-    xi = np.empty((n, 6))
-    mc, h, J = np.empty(L), np.empty((L, 3)), np.empty((L, 3, 3))    # the composites' G^c (see _body_inertia)
-    cbar, Ic = np.empty((L, 3)), np.empty((L, 3, 3))                   # ... and about their own CoMs
-    GX = np.empty((n, n, 6))        # [k, b] = G^c_k ξ_b (G^c of DOF k's link): the diagonal, and rows k of ∂/∂q_k
-    A = np.empty((n, n, 6))         # [k, a] = ad_{ξ_k} ξ_a
-    g = np.empty(3)
     for batch in range(q.shape[0]):
-        _link_frames(links, joint_rotation, joint_origin, com, prismatic, axes, q[batch], R, p, c, ref_R, ref_p,
-                     axis, point, scratch, vectors)
+        _link_frames(model, data, q[batch])
         energy = 0.0
         for i in range(L):
             mc[i] = mass[i]
@@ -306,8 +356,8 @@ def rigid_body_terms(links, joint_rotation, joint_origin, com, mass, inertia, do
                         for y in range(3):
                             J[parent, x, y] += J[i, x, y]
         if only < 0:                            # the mass matrix (not needed for one derivative row)
-            _composite_about_com(links, mass, inertia, R, c, mc, h, cbar, Ic, vectors)
-            _mass_matrix(prismatic, axis, point, before_eq, dof_link, mc, cbar, Ic, M[batch])
+            _composite_about_com(model, data)
+            _mass_matrix(model, data, M[batch])
         if not derivatives:
             continue
         for k in range(n):
@@ -341,17 +391,14 @@ def rigid_body_terms(links, joint_rotation, joint_origin, com, mass, inertia, do
                     dM[batch, k, b, a] = value
 
 
-def evaluate(arm: CompiledArm, q: np.ndarray, derivatives: bool) -> tuple[np.ndarray, ...]:
+def evaluate(model: Model, q: np.ndarray, derivatives: bool) -> tuple[np.ndarray, ...]:
     """(a, V) or (a, V, ∂a/∂q, ∂V/∂q) at q (..., n): shapes (..., n, n), (...), (..., n, n, n), (..., n)."""
     q = np.asarray(q, dtype=float)
     batch, n = q.shape[:-1], q.shape[-1]
     flat = np.ascontiguousarray(q.reshape(-1, n))
-    B = flat.shape[0]
-    M, V = np.empty((B, n, n)), np.empty(B)
-    dM, dV = (np.empty((B, n, n, n)), np.empty((B, n))) if derivatives else (np.empty((0, n, n, n)),
-                                                                           np.empty((0, n)))
-    rigid_body_terms(*arm.arrays, flat, derivatives, M, V, dM, dV)
-    values = (M.reshape(batch + (n, n)), V.reshape(batch))
+    data = create_data(model, flat.shape[0], derivatives)
+    rigid_body_terms(model, data, flat, derivatives)
+    values = (data.M.reshape(batch + (n, n)), data.potential_energy.reshape(batch))
     if derivatives:
-        values += (dM.reshape(batch + (n, n, n)), dV.reshape(batch + (n,)))
+        values += (data.dM.reshape(batch + (n, n, n)), data.g.reshape(batch + (n,)))
     return values

@@ -44,7 +44,7 @@ class RigidBodySystem:
             self._expanded = RigidBodySystem(full)
         #: the model as flat arrays for the compiled kernels; None with mimic joints, whose projection the
         #: discrete model's compiled step does not apply (it then runs its Python loop on this system)
-        self.compiled = compiled.compile_arm(model) if self._expanded is None else None
+        self.compiled = compiled.compile_model(model) if self._expanded is None else None
         #: (n,) bool: the DOFs whose coordinate is a rotation angle (revolute, universal, spherical), on which a(q)
         #: and V(q) depend 2π-periodically
         self.periodic = ~self.tree.prismatic

@@ -28,11 +28,21 @@ round-off ε/δ and truncation δ²). The divided difference's derivative above 
 its δ_sk term, so on edges up to ``LONG_EDGE`` its derivative is taken from the same edge integral (equal to the
 divided difference's to the quadrature's O(Δq⁶), far below round-off there): the Jacobian is accurate to ~1e-10
 of its entries on every edge.
+
+The model is the discrete model's (:class:`discrete_robot.discrete.compiled.Model`); :func:`create_data` gives the
+:class:`Data` the kernel works in::
+
+    model = discrete_robot.discrete.compiled.compile_model(arm, DifferencePaths(n), LONG_EDGE)
+    data = create_data(model)
+    step_jacobians(model, data, q0, qd0, q1, qd1, dt, LONG_EDGE, lhs, J)     # m steps: lhs (m, n), J (m, n, 4n)
 """
+
+from typing import NamedTuple
 
 import numpy as np
 
 from discrete_robot.jit import njit
+from discrete_robot.model import compiled as arm_compiled
 from discrete_robot.model.compiled import rigid_body_terms
 
 #: rad or m: the step of the central differences of ∂_s f on the short edges (module docstring)
@@ -44,34 +54,60 @@ HESSIAN_STEP = 1e-5
 LONG_EDGE = 1e-3
 
 
+class Data(NamedTuple):
+    """The arrays :func:`step_jacobians` works in (P paths, G Gauss points, n DOFs)."""
+
+    vertices: np.ndarray         # (P (n+1), n): every path's vertices
+    vertex_terms: arm_compiled.Data   # a, V, ∂a/∂q, ∂V/∂q there
+    points: np.ndarray           # (P G (1+2n), n): a short edge's Gauss points, and each ±HESSIAN_STEP along q_k
+    edge_terms: arm_compiled.Data     # ∂a/∂q_s, ∂V/∂q_s there
+    Da: np.ndarray               # (n, n, n): D_s a_ij
+    DV: np.ndarray               # (n,): D_s V
+    mass_quotient_by_start: np.ndarray  # (n, n, n, n): [s, k, i, j] = ∂D_s a_ij/∂q0_k
+    mass_quotient_by_end: np.ndarray    # ... /∂q1_k
+    potential_quotient_by_start: np.ndarray  # (n, n): [s, k] = ∂D_s V/∂q0_k
+    potential_quotient_by_end: np.ndarray    # ... /∂q1_k
+    C: np.ndarray                # (n, n): Σ_s Δq_s D_s a
+    dq: np.ndarray               # (n,): q1 − q0
+
+
+def create_data(model) -> Data:
+    """The :class:`Data` of :func:`step_jacobians` for the discrete ``model``
+    (:class:`discrete_robot.discrete.compiled.Model`)."""
+    P, n = model.position.shape
+    B, S = P * (n + 1), P * model.nodes.shape[0] * (1 + 2 * n)
+    return Data(vertices=np.empty((B, n)), vertex_terms=arm_compiled.create_data(model.arm, B, derivatives=True),
+                points=np.empty((S, n)), edge_terms=arm_compiled.create_data(model.arm, S, derivatives=True),
+                Da=np.empty((n, n, n)), DV=np.empty(n), mass_quotient_by_start=np.empty((n, n, n, n)),
+                mass_quotient_by_end=np.empty((n, n, n, n)), potential_quotient_by_start=np.empty((n, n)),
+                potential_quotient_by_end=np.empty((n, n)), C=np.empty((n, n)), dq=np.empty(n))
+
+
 @njit
-def step_jacobians(context, q0, qd0, q1, qd1, dt, long_edge, lhs, J):
+def step_jacobians(model, data, q0, qd0, q1, qd1, dt, long_edge, lhs, J):
     """For m steps (rows of q0, q̇0, q1, q̇1: (m, n); dt: (m,)): the left-hand side into ``lhs`` (m, n) and its
-    Jacobian into ``J`` (m, n, 4n), columns [q0, q̇0, q1, q̇1]. ``context``: the tuple of
-    :func:`discrete_robot.discrete.compiled.context`; ``long_edge``: :data:`LONG_EDGE` (rad or m)."""
-    (links, joint_rotation, joint_origin, com, mass, inertia, dof_link, prismatic, axes, before_eq, gravity,
-     position, moved, nodes, weights, small_step, tiny_step) = context
+    Jacobian into ``J`` (m, n, 4n), columns [q0, q̇0, q1, q̇1]. ``model``: the discrete model's
+    (:class:`discrete_robot.discrete.compiled.Model`); ``data``: :func:`create_data`'s; ``long_edge``:
+    :data:`LONG_EDGE` (rad or m)."""
+    position, moved, nodes, weights, small_step = model.position, model.moved, model.nodes, model.weights, \
+        model.small_step
     P, n = position.shape
     G = nodes.shape[0]
-    B = P * (n + 1)
-    vertices = np.empty((B, n))
-    a, V, da, dv = np.empty((B, n, n)), np.empty(B), np.empty((B, n, n, n)), np.empty((B, n))
-    S = P * G * (1 + 2 * n)
-    points = np.empty((S, n))
-    pa, pV, pda, pdv = np.empty((S, n, n)), np.empty(S), np.empty((S, n, n, n)), np.empty((S, n))
-    Da, DV = np.empty((n, n, n)), np.empty(n)
-    dDa0, dDa1 = np.empty((n, n, n, n)), np.empty((n, n, n, n))   # [s, k, i, j] = ∂D_s a_ij/∂q{0,1}_k
-    dDV0, dDV1 = np.empty((n, n)), np.empty((n, n))               # [s, k]
-    C = np.empty((n, n))
-    dq = np.empty(n)
+    vertices, points = data.vertices, data.points
+    a, V, da, dv = data.vertex_terms.M, data.vertex_terms.potential_energy, data.vertex_terms.dM, \
+        data.vertex_terms.g
+    pda, pdv = data.edge_terms.dM, data.edge_terms.g
+    Da, DV = data.Da, data.DV
+    dDa0, dDa1 = data.mass_quotient_by_start, data.mass_quotient_by_end
+    dDV0, dDV1 = data.potential_quotient_by_start, data.potential_quotient_by_end
+    C, dq = data.C, data.dq
     for step in range(q0.shape[0]):
         h = dt[step]
         for p in range(P):
             for m in range(n + 1):
                 for r in range(n):
                     vertices[p * (n + 1) + m, r] = q1[step, r] if moved[p, m, r] else q0[step, r]
-        rigid_body_terms(links, joint_rotation, joint_origin, com, mass, inertia, dof_link, prismatic, axes,
-                         before_eq, gravity, vertices, True, a, V, da, dv)
+        rigid_body_terms(model.arm, data.vertex_terms, vertices, True)
         for r in range(n):
             dq[r] = q1[step, r] - q0[step, r]
         Da[...] = 0.0
@@ -120,8 +156,7 @@ def step_jacobians(context, q0, qd0, q1, qd1, dt, long_edge, lhs, J):
                         if e > 0:
                             points[count, (e - 1) // 2] += HESSIAN_STEP if e % 2 == 1 else -HESSIAN_STEP
                         count += 1
-            rigid_body_terms(links, joint_rotation, joint_origin, com, mass, inertia, dof_link, prismatic, axes,
-                             before_eq, gravity, points, True, pa, pV, pda, pdv, s)
+            rigid_body_terms(model.arm, data.edge_terms, points, True, s)
             count = 0
             for p in range(P):
                 m = position[p, s]
@@ -175,17 +210,3 @@ def step_jacobians(context, q0, qd0, q1, qd1, dt, long_edge, lhs, J):
                 J[step, r, k] = d_q0
                 J[step, r, 2 * n + k] = d_q1
 
-
-def warm_up() -> None:
-    """Compile :func:`step_jacobians` (make setup): two steps of the shipped planar arm, a long and a short edge."""
-    from discrete_robot.discrete import compiled
-    from discrete_robot.discrete.partial_difference import SMALL_STEP, DifferencePaths
-    from discrete_robot.model.description import load_model, package_config_path
-    from discrete_robot.model.dynamics import RigidBodySystem
-
-    system = RigidBodySystem(load_model(package_config_path("planar_2link.yaml")))
-    context = compiled.context(system.compiled, DifferencePaths(system.dof), SMALL_STEP, 1e-8)
-    q0, qd = np.zeros((2, system.dof)), np.ones((2, system.dof))
-    q1 = q0 + np.array([[0.1], [1e-6]])
-    step_jacobians(context, q0, qd, q1, qd, np.full(2, 0.05), LONG_EDGE, np.empty((2, system.dof)),
-                   np.empty((2, system.dof, 4 * system.dof)))

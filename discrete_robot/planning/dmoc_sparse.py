@@ -57,6 +57,7 @@ from discrete_robot.discrete import compiled
 from discrete_robot.discrete.dynamic_model import DiscreteDynamicModel
 from discrete_robot.discrete.newton import left_hand_sides
 from discrete_robot.errors import InputError
+from discrete_robot.planning import dmoc_compiled
 from discrete_robot.planning.continuous_replay import replay_arm
 from discrete_robot.planning.dmoc import smooth_positions, time_grid, validated_endpoints
 from discrete_robot.planning.dmoc_compiled import LONG_EDGE, step_jacobians
@@ -162,7 +163,10 @@ class DmocProblem:
         self.n = system.dof
         self.steps, self.h = time_grid(duration, h)
         self.layout = Transcription(self.n, self.steps)
-        self.context = compiled.context(system.compiled, discrete.paths, discrete.small_step, 1e-8)
+        #: the discrete model's compiled Model, the Data its step kernels and the Jacobian kernel's Data
+        self.model = discrete.compiled
+        self.step_data = compiled.create_data(self.model)
+        self.data = dmoc_compiled.create_data(self.model)
         self._dt = np.full(self.steps, self.h)
         self._lhs = np.empty((self.steps, self.n))
         self._jacobian = np.empty((self.steps, self.n, 4 * self.n))
@@ -208,9 +212,9 @@ class DmocProblem:
         q, qd, _ = self.layout.split(x)
         states = [np.ascontiguousarray(v) for v in (q[:-1], qd[:-1], q[1:], qd[1:])]
         if jacobian:
-            step_jacobians(self.context, *states, self._dt, LONG_EDGE, self._lhs, self._jacobian)
+            step_jacobians(self.model, self.data, *states, self._dt, LONG_EDGE, self._lhs, self._jacobian)
         else:
-            left_hand_sides(self.context, *states, self._dt, self._lhs)
+            left_hand_sides(self.model, self.step_data, *states, self._dt, self._lhs)
         return q, qd
 
     def constraints(self, x: np.ndarray) -> np.ndarray:
@@ -265,7 +269,7 @@ class DmocProblem:
     def _step_jacobians(self, states: np.ndarray) -> np.ndarray:
         n = self.n
         columns = [np.ascontiguousarray(states[:, i * n:(i + 1) * n]) for i in range(4)]
-        step_jacobians(self.context, *columns, self._dt, LONG_EDGE, self._lhs, self._jacobian)
+        step_jacobians(self.model, self.data, *columns, self._dt, LONG_EDGE, self._lhs, self._jacobian)
         return self._jacobian.copy()
 
     def guess(self, kind: str, limits=None) -> np.ndarray:

@@ -100,10 +100,10 @@ def test_compiled_discrete_equations_equal_the_numpy_evaluation(seed, dt):
     n = system.dof
     q0, qd0, qd1 = rng.uniform(-1.0, 1.0, n), rng.normal(size=n), rng.normal(size=n)
     q1 = q0 + 0.5 * dt * (qd0 + qd1)
-    fast = {"lhs": np.empty(n), "a1": np.empty((n, n)), "Da": np.empty((n, n, n)), "DV": np.empty(n),
-            "noise": np.empty(n), "J": np.empty((n, n))}
-    context = compiled_step.context(system.compiled, reference.paths, SMALL_STEP, 1e-8)
-    compiled_step.step_terms(context, q0, qd0, q1, qd1, dt, True, *fast.values())
+    model = compiled_step.compile_model(system.compiled, reference.paths, SMALL_STEP)
+    data = compiled_step.create_data(model)
+    compiled_step.step_terms(model, data, q0, qd0, q1, qd1, dt, True)
+    fast = {name: getattr(data, name) for name in ("lhs", "a1", "Da", "DV", "noise", "J")}
     slow = reference._terms(q0, qd0, q1, qd1, dt, derivatives=True)
     expected = {name: getattr(slow, name) for name in ("lhs", "a1", "Da", "DV", "noise")}
     expected["J"] = reference._jacobian(slow, qd0, qd1, dt)
