@@ -36,7 +36,7 @@ from transforms3d.euler import euler2mat
 
 from discrete_robot.config_files import regular_file
 from discrete_robot.errors import ModelError
-from discrete_robot.model.description import (
+from discrete_robot.model.robot_model import (
     Base,
     Frame,
     Joint,
