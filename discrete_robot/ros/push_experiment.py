@@ -23,7 +23,7 @@ from discrete_robot.errors import DiscreteRobotError
 from discrete_robot.geometry2d import yaw_of_quaternion
 from discrete_robot.manipulation.scene import load_scene, scene_path_for
 from discrete_robot.plotting import new_figure, save_figure
-from discrete_robot.pushing.simulation import to_world
+from discrete_robot.pushing.pose import to_world
 from discrete_robot.ros.session import RosSession
 
 ARM_ACTION = "joint_trajectory_controller/follow_joint_trajectory"
