@@ -123,8 +123,12 @@ def test_subscription_and_timer_exceptions_are_logged_and_the_next_ones_run(cont
     _spin([node, publisher_node], context, lambda: received == [2.5] and len(ticks) >= 3)
 
 
-def test_rate_limited_log_counts_what_it_suppresses():
+def test_rate_limited_log_counts_what_it_suppresses(monkeypatch):
+    from discrete_robot.nodes import common
     from discrete_robot.nodes.common import RateLimitedLog
+
+    now = [0.0]   # an injected clock: a busy machine pausing this test between two warnings changes nothing
+    monkeypatch.setattr(common.time, "monotonic", lambda: now[0])
 
     class Logger:
         def __init__(self):
@@ -138,7 +142,7 @@ def test_rate_limited_log_counts_what_it_suppresses():
     for _ in range(5):
         log.warning("topic a", "ignored a")
     log.warning("topic b", "ignored b")
-    time.sleep(0.25)
+    now[0] = 0.25
     log.warning("topic a", "ignored a")
     assert logger.lines == ["ignored a", "ignored b", "ignored a (and 4 more like it in the last 0.2 s)"]
 

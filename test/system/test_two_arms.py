@@ -36,7 +36,10 @@ def test_two_namespaced_arms_share_one_clock_and_one_tf_tree(ros):
 
     # both worlds' frames on the one /tf, each under its own prefix; /tf_static hangs both from the world frame
     children, parents = set(), set()
-    for _, msg in ros.collect("/tf", TFMessage, duration=2.0):
+    def both(received):   # both worlds seen, however long a loaded machine takes to tick the follower
+        return {t.child_frame_id.split("/")[0] for _, m in received for t in m.transforms} >= {"arm1", "arm2"}
+
+    for _, msg in ros.collect_until("/tf", TFMessage, both, 90.0, qos=100):
         children.update(t.child_frame_id for t in msg.transforms)
         parents.update(t.header.frame_id for t in msg.transforms)
     assert {c.split("/")[0] for c in children} == {"arm1", "arm2"}, sorted(children)
