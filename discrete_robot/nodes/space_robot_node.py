@@ -38,8 +38,6 @@ and with ``set_base`` the base pose and twist; a zero or non-finite orientation 
 Bad commands (wrong length, NaN, unknown body) are logged and ignored; the simulation runs on.
 """
 
-from dataclasses import replace
-
 import numpy as np
 from geometry_msgs.msg import PoseStamped, WrenchStamped
 from sensor_msgs.msg import JointState
@@ -68,7 +66,7 @@ from discrete_robot.space.loads import ExternalLoad, LoadFrame, paper_loads, res
 from discrete_robot.space.recursive import equation_terms
 from discrete_robot.space.robot import SpaceRobot
 from discrete_robot.space.simulation import Simulator
-from discrete_robot.space.state import rest_state
+from discrete_robot.space.state import base_frame_origin, rest_state, state_from_base_frame
 from discrete_robot.validation import finite_vector
 
 DEFAULT_MODEL = "space_robot_dual_arm.yaml"
@@ -202,7 +200,7 @@ class SpaceRobotNode(SimulatorNode):
         positions, rates = merged_joint_state(self.robot.dof_names, request.joint_state, current.joint_positions,
                                               current.state.joint_rates)
         base = current.state
-        origin = self._base_pose(base)[1]
+        origin = base_frame_origin(self.robot, base)
         orientation, velocity, angular = base.base_orientation, base.base_velocity, base.base_angular_velocity
         if request.set_base:
             pose, twist = request.base_pose, request.base_twist
@@ -214,11 +212,7 @@ class SpaceRobotNode(SimulatorNode):
                                  f"{orientation.tolist()} (w, x, y, z)")
             velocity = finite_vector([twist.linear.x, twist.linear.y, twist.linear.z], 3, "base_twist.linear")
             angular = finite_vector([twist.angular.x, twist.angular.y, twist.angular.z], 3, "base_twist.angular")
-        state = rest_state(self.robot, origin, orientation, positions)
-        rotation = state.base_rotation()
-        state = replace(state, base_position=origin + rotation @ self.robot.base_com, base_velocity=velocity,
-                        base_angular_velocity=angular, joint_rates=rates)
-        self._restart(state)
+        self._restart(state_from_base_frame(self.robot, origin, orientation, positions, velocity, angular, rates))
 
     def publish_state(self, stamp) -> None:
         sample = self.simulator.sample()
@@ -230,7 +224,7 @@ class SpaceRobotNode(SimulatorNode):
         pose = PoseStamped()
         pose.header.stamp = stamp
         pose.header.frame_id = WORLD_FRAME
-        pose.pose = pose_msg(self._base_pose(sample.state)[1], sample.state.base_orientation)
+        pose.pose = pose_msg(base_frame_origin(self.robot, sample.state), sample.state.base_orientation)
         self.pose_pub.publish(pose)
         momentum = sample.momentum
         data = np.concatenate([momentum.linear, momentum.angular, [momentum.kinetic_energy], momentum.center_of_mass])
@@ -239,14 +233,10 @@ class SpaceRobotNode(SimulatorNode):
         self.momentum_pub.publish(msg)
         self.arm_controllers.tick(stamp, self.simulator.joint_torques)
 
-    def _base_pose(self, state) -> tuple[np.ndarray, np.ndarray]:
-        """The base frame's rotation and origin (m) in world; the state holds the base's CoM."""
-        rotation = state.base_rotation()
-        return rotation, state.base_position - rotation @ self.robot.base_com
-
     def base_transforms(self):
-        rotation, origin = self._base_pose(self.simulator.sample().state)
-        return [FrameTransform(WORLD_FRAME, self.model.base.name, rotation, origin)]
+        state = self.simulator.sample().state
+        return [FrameTransform(WORLD_FRAME, self.model.base.name, state.base_rotation(),
+                               base_frame_origin(self.robot, state))]
 
     def moving_transforms(self):
         return joint_transforms(self.model, self.simulator.sample().joint_positions)

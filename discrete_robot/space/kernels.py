@@ -315,8 +315,9 @@ def partial_derivatives(model, data):
     relative, X, Y, T = data.relative, data.angular_partials, data.linear_partials, data.joint_maps
     X[0] = 0.0
     Y[0] = 0.0
-    X[0, 1] = np.eye(3)
-    Y[0, 0] = np.eye(3)
+    for i in range(3):      # identity blocks written in place: np.eye would allocate per call
+        X[0, 1, i, i] = 1.0
+        Y[0, 0, i, i] = 1.0
     rx, Rx, carried = data.offset_hat, data.com_hat, data.carried
     for b in range(1, ints.shape[0]):
         p, own = ints[b, PARENT], 1 + ints[b, DEPTH]
@@ -329,7 +330,9 @@ def partial_derivatives(model, data):
             mat_mul_add(X[p, s], rx, carried)
             mat_mul(carried, A, Y[b, s])
             mat_mul_add(X[b, s], Rx, Y[b, s])
-        X[b, own] = np.eye(3)
+        X[b, own] = 0.0
+        for i in range(3):
+            X[b, own, i, i] = 1.0
         Y[b, own] = Rx
         _joint_map(A, rx, Rx, T[b])
 

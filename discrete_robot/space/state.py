@@ -13,7 +13,7 @@ base frame (m/s), ω0 the base angular velocity in the base frame (rad/s), joint
 :attr:`SpaceRobot.dof_names` order (q̇ for 1-/2-DOF joints, ω_α(β) for spherical joints, rad/s).
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -113,6 +113,24 @@ def joint_positions(robot: SpaceRobot, state: SpaceRobotState) -> np.ndarray:
             positions[link.rates] = state.joint_angles[link.angles]
     return positions
 
+
+def base_frame_origin(robot: SpaceRobot, state: SpaceRobotState) -> np.ndarray:
+    """The base frame's origin in the world (m), o = x₀ − R₀ r₀: the state holds the base CoM x₀, R₀ is the base
+    rotation and r₀ = ``robot.base_com`` the CoM in the base frame (what a ROS pose or TF of the base reports)."""
+    return state.base_position - state.base_rotation() @ robot.base_com
+
+
+def state_from_base_frame(robot: SpaceRobot, origin, orientation, joint_positions, base_velocity,
+                          base_angular_velocity, joint_rates) -> SpaceRobotState:
+    """The state whose base frame has its origin at ``origin`` (m, world) and attitude ``orientation``
+    ([w, x, y, z], normalised), the inverse of :func:`base_frame_origin`: base CoM x₀ = o + R₀ r₀. Joints at
+    ``joint_positions`` (as :func:`rest_state`), rates ``joint_rates`` (rad/s); ``base_velocity`` (m/s) and
+    ``base_angular_velocity`` (rad/s) are the base quasi-velocities V0, ω0 (base frame) as given."""
+    state = rest_state(robot, origin, orientation, joint_positions)
+    return replace(state, base_position=state.base_position + state.base_rotation() @ robot.base_com,
+                   base_velocity=finite_vector(base_velocity, 3, "base velocity"),
+                   base_angular_velocity=finite_vector(base_angular_velocity, 3, "base angular velocity"),
+                   joint_rates=finite_vector(joint_rates, robot.dof, "joint rates"))
 
 
 def _unit_quaternion(values, what: str) -> np.ndarray:
