@@ -10,12 +10,13 @@ per-worker sweep throughput / in-process throughput (1 would be free; the issue 
 REPEATS interleaved timings each (a shared machine's load comes in spells). Ray's start-up and the whole
 sweep's wall time are reported beside.
 
-What bounds the 2-worker figure on a 2-core machine: 2 workers there leave no core for the driver (it
-submits tasks, unpickles results, writes the Parquet parts) nor for Ray's raylet and GCS. Their CPU seconds
-during the fastest sweep (``cpu_s``: driver, raylet, gcs, workers, from /proc) and the machine's load
-average before it are reported, and ``cores_left_s`` = cores x compute_s - the workers' CPU: when it is
-near the driver's and Ray's CPU (or the load average exceeds the cores), the machine, not the engine, caps
-the figure.
+What bounds the figures is CPU, which a loaded machine hides in its wall times, so CPU seconds are reported
+beside them (from /proc, during the fastest sweep: the workers, the driver without the final merge of the
+results, Ray's raylet and GCS), per case, with the in-process loop's (``loop_cpu_us``, process time, same
+run). With l the loop's CPU per case, w the workers' and o the driver's and Ray's, W workers on C otherwise idle
+cores take at least max(w / W, (w + o) / C) per case, so the per-worker ratio cannot exceed
+``cpu_ratio_bound`` = min(l / w, C l / (W (w + o))): for 2 workers on 2 cores l / (w + o), every CPU second
+the engine spends beside the experiment counts against it.
 """
 
 import os
@@ -34,12 +35,12 @@ def spec(samples: int, seed: int, batch: int | None = None) -> dict:
             "random": {"contact_fraction": {"uniform": [0.0, 1.0]}, "pusher_angle": {"uniform": [-0.6, 0.6]}}}
 
 
-def in_process(cases, experiment) -> float:
-    """Seconds of the plain loop over ``cases``."""
-    started = time.perf_counter()
+def in_process(cases, experiment) -> tuple[float, float]:
+    """Wall and CPU seconds of the plain loop over ``cases``."""
+    started, cpu = time.perf_counter(), time.process_time()
     for case in cases:
         experiment.function(case.inputs, case.seed)
-    return time.perf_counter() - started
+    return time.perf_counter() - started, time.process_time() - cpu
 
 
 def ray_cpu_s() -> dict:
@@ -61,42 +62,68 @@ def ray_cpu_s() -> dict:
     return totals
 
 
+def count_merge_cpu(store_class) -> list[float]:
+    """Wrap ``store_class.consolidate`` (the final merge, after compute_s ends) to add its CPU seconds to the
+    one-element list returned."""
+    spent, consolidate = [0.0], store_class.consolidate
+
+    def counted(store):
+        started = time.process_time()
+        try:
+            return consolidate(store)
+        finally:
+            spent[0] += time.process_time() - started
+
+    store_class.consolidate = counted
+    return spent
+
+
 def run() -> list[dict]:
     from discrete_robot.sweep.commands import prepare
     from discrete_robot.sweep.engine import run_sweep, start_ray
+    from discrete_robot.sweep.results import ResultStore
 
     sweep_spec, experiment, cases = prepare(spec(CASES // 8, seed=1))
     # tasks of 25 cases: every worker gets some
     warm_spec, _, warm_cases = prepare(spec(WARM_CASES // 8, seed=2, batch=25))
     in_process(warm_cases, experiment)
-    entries = []
+    merge = count_merge_cpu(ResultStore)
+    cores, entries = os.cpu_count(), []
     for workers in (1, 2):
         started = time.perf_counter()
         ray, _, _ = start_ray(workers, None)
         start_s = time.perf_counter() - started
-        loops, sweeps, cpu, load = [], [], None, None
+        loops, loops_cpu, sweeps, cpu, load = [], [], [], None, None
         try:
             with tempfile.TemporaryDirectory() as folder:
                 run_sweep(warm_spec, experiment, warm_cases, Path(folder) / "warm", workers, progress=False)
                 for repeat in range(REPEATS):     # interleaved: both see the same spells of load
-                    loops.append(in_process(cases, experiment))
-                    before, load_before = ray_cpu_s(), os.getloadavg()[0]
+                    wall, loop_cpu = in_process(cases, experiment)
+                    loops.append(wall)
+                    loops_cpu.append(loop_cpu)
+                    before, load_before, merged = ray_cpu_s(), os.getloadavg()[0], merge[0]
                     summary = run_sweep(sweep_spec, experiment, cases, Path(folder) / f"sweep{repeat}", workers,
                                         progress=False)
                     sweeps.append(summary["compute_s"])
                     if summary["compute_s"] == min(sweeps):
                         cpu = {k: v - before[k] for k, v in ray_cpu_s().items()}
-                        load, wall = load_before, summary["wall_s"]
+                        cpu["driver"] -= merge[0] - merged
+                        load, wall_s = load_before, summary["wall_s"]
         finally:
             ray.shutdown()
         baseline, per_worker = len(cases) / min(loops), len(cases) / min(sweeps) / workers
+        per_case = {k: v / len(cases) * 1e6 for k, v in cpu.items()}
+        loop_us, worker_us = min(loops_cpu) / len(cases) * 1e6, per_case["workers"]
+        beside_us = per_case["driver"] + per_case["raylet"] + per_case["gcs"]
         entries.append({"name": f"sweep predict-push, 10^4 cases, {workers} worker(s): per-worker throughput",
                         "ours_cases_per_s": per_worker, "baseline_cases_per_s": baseline,
-                        "ratio": per_worker / baseline, "baseline": "in-process loop, one process",
-                        "compute_s": sweeps, "loop_s": loops, "sweep_wall_s": wall,
-                        "ray_start_s": start_s, "failed": summary["failed"], "cores": os.cpu_count(),
-                        "cpu_s": cpu, "cores_left_s": os.cpu_count() * min(sweeps) - cpu["workers"],
-                        "load_average": load})
+                        "ratio": per_worker / baseline, "baseline": "in-process loop, one process, same run",
+                        "compute_s": sweeps, "loop_s": loops, "sweep_wall_s": wall_s,
+                        "ray_start_s": start_s, "failed": summary["failed"], "cores": cores,
+                        "load_average": load, "cpu_s": cpu, "cpu_us_per_case": per_case,
+                        "loop_cpu_us": loop_us,
+                        "cpu_ratio_bound": min(loop_us / worker_us,
+                                               cores * loop_us / (workers * (worker_us + beside_us)))})
     return entries
 
 

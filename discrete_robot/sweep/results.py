@@ -36,15 +36,16 @@ def schema(experiment) -> pa.Schema:
                       ("wall_s", pa.float64()), ("worker", pa.string())])
 
 
-def cases_table(experiment, cases: list, outcomes: list[tuple[str, str, dict, float]], worker: str) -> pa.Table:
-    """The rows of ``cases`` with their ``outcomes`` (status, error, metrics, wall_s), computed on ``worker``, as a
-    table of :func:`schema`; built column by column (a tenth of the cost of row dictionaries, which is what
-    cheap cases pay per case)."""
-    columns = {"case": [c.id for c in cases], "sample": [c.sample for c in cases], "seed": [c.seed for c in cases]}
-    columns.update({i.name: [c.inputs[i.name] for c in cases] for i in experiment.inputs})
-    columns["status"], columns["error"] = [o[0] for o in outcomes], [o[1] for o in outcomes]
-    columns.update({m.name: [o[2].get(m.name) for o in outcomes] for m in experiment.metrics})
-    columns["wall_s"], columns["worker"] = [o[3] for o in outcomes], [worker] * len(cases)
+def rows_table(experiment, ids: list, samples: list, seeds: list, inputs: dict[str, list],
+               outcomes: list[tuple[str, str, dict, float]], worker: str) -> pa.Table:
+    """The rows of the cases ``ids`` (with their ``samples``, ``seeds`` and ``inputs``: input name -> one value
+    per case) with their ``outcomes`` (status, error, metrics, wall_s), computed on ``worker``, as a table of
+    :func:`schema`; built column by column (a tenth of the cost of row dictionaries, which is what cheap cases
+    pay per case)."""
+    columns = {"case": ids, "sample": samples, "seed": seeds, **{i.name: inputs[i.name] for i in experiment.inputs},
+               "status": [o[0] for o in outcomes], "error": [o[1] for o in outcomes],
+               **{m.name: [o[2].get(m.name) for o in outcomes] for m in experiment.metrics},
+               "wall_s": [o[3] for o in outcomes], "worker": [worker] * len(ids)}
     return pa.Table.from_pydict(columns, schema=schema(experiment))
 
 
