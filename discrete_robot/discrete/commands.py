@@ -14,7 +14,7 @@ from discrete_robot.model.dynamics import RigidBodySystem
 from discrete_robot.model.lagrangian import kinetic_energy
 from discrete_robot.model.urdf import to_urdf
 from discrete_robot.plotting import new_figure, save_figure
-from discrete_robot.validation import per_joint_values
+from discrete_robot.validation import per_joint_values, positive_step
 
 
 def run_urdf(args):
@@ -42,11 +42,9 @@ def run_simulate(args) -> dict:
 
     model = load_model(args.model if args.model is not None else package_config_path(DEFAULT_MODEL))
     system = RigidBodySystem(model)
-    if not (np.isfinite(args.dt) and args.dt > 0.0):
-        raise InputError(f"--dt must be a positive number of seconds, got {args.dt}")
+    positive_step(args.dt, "--dt")
     if args.duration is not None:
-        if not (np.isfinite(args.duration) and args.duration > 0.0):
-            raise InputError(f"--duration must be a positive number of seconds, got {args.duration}")
+        positive_step(args.duration, "--duration")
         steps = int(np.ceil(args.duration / args.dt - 1e-9))
     else:
         steps = 1000 if args.steps is None else args.steps

@@ -52,11 +52,6 @@ class Dissipation:
         """F(v) = −c v − f tanh(v/v_s), N m or N, at joint velocities v (rad/s or m/s)."""
         return -self.damping * velocity - self.friction * np.tanh(velocity / FRICTION_VELOCITY)
 
-    def force_slopes(self, velocity: np.ndarray) -> np.ndarray:
-        """dF_r/dv_r = −c_r − (f_r/v_s) sech²(v_r/v_s) (the force law is diagonal), N m s/rad or N s/m."""
-        # 1 − tanh² rather than 1/cosh², which overflows above v ≈ 710 v_s
-        return -self.damping - self.friction / FRICTION_VELOCITY * (1.0 - np.tanh(velocity / FRICTION_VELOCITY) ** 2)
-
     def power(self, velocity: np.ndarray) -> float:
         """The dissipated power −F(v)·v ≥ 0, W."""
         return float(-self.forces(velocity) @ velocity)

@@ -57,6 +57,7 @@ from discrete_robot.discrete.partial_difference import SMALL_STEP, DifferencePat
 from discrete_robot.errors import ConvergenceError, InputError
 from discrete_robot.model import compiled as arm_compiled
 from discrete_robot.model.lagrangian import LagrangianSystem, accelerations
+from discrete_robot.validation import positive_step
 
 LOGGER = logging.getLogger(__name__)
 
@@ -217,10 +218,7 @@ class DiscreteDynamicModel:
 
     @staticmethod
     def _time_step(dt) -> float:
-        dt = float(dt)
-        if not (np.isfinite(dt) and dt > 0.0):
-            raise InputError(f"time step must be a positive finite number of seconds, got {dt}")
-        return dt
+        return positive_step(dt, "time step")
 
     # ------------------------------------------------------------------------------------------- physics
 

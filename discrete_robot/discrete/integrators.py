@@ -24,6 +24,7 @@ from discrete_robot.discrete.dynamic_model import DiscreteDynamicModel
 from discrete_robot.discrete.partial_difference import PathOperator
 from discrete_robot.errors import ConvergenceError, InputError
 from discrete_robot.model.lagrangian import LagrangianSystem, accelerations, solve_mass_matrix
+from discrete_robot.validation import positive_step
 from discrete_robot.variational.midpoint import MidpointVariationalIntegrator
 
 RK45_RTOL = 1e-10
@@ -148,8 +149,7 @@ class RK45Stepper:
         for name, value in (("q", q), ("qd", qd), ("tau", tau)):
             if value.shape != (n,) or not np.all(np.isfinite(value)):
                 raise InputError(f"{name}: expected {n} finite values, got {value}")
-        if not (np.isfinite(h) and h > 0.0):
-            raise InputError(f"time step must be a positive finite number of seconds, got {h}")
+        positive_step(h, "time step")
 
         def rhs(t, y):
             force = _with_dissipation(self.dissipation, tau, y[n:])

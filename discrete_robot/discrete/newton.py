@@ -93,7 +93,7 @@ def _residual(q0, q1, dt, lhs, noise, F, damping, friction, residual, roundoff, 
         ratio_v = dq / dt / FRICTION_VELOCITY
         tanh = np.tanh(ratio_v)
         dissipative = -damping[r] * (dq / dt) - friction[r] * tanh
-        slopes[r] = -damping[r] - friction[r] / FRICTION_VELOCITY * (1.0 - tanh ** 2)
+        slopes[r] = -damping[r] - friction[r] / FRICTION_VELOCITY * (1.0 - tanh ** 2)     # not 1/cosh²: overflows
         residual[r] = lhs[r] - F[r] - dissipative
         load[r] = abs(F[r]) + abs(dissipative)
         # v̄ = Δq/Δt carries the round-off of q itself, ε |q| / Δt, which the force law's slope amplifies

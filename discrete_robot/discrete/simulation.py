@@ -23,6 +23,7 @@ from discrete_robot.discrete.integrators import IntegratorKind, make_stepper
 from discrete_robot.discrete.joint_stops import beyond_limits, stop_at_limits
 from discrete_robot.errors import ConvergenceError, InputError
 from discrete_robot.model.lagrangian import LagrangianSystem, total_energy
+from discrete_robot.validation import positive_step
 
 LOGGER = logging.getLogger(__name__)
 SUBSTEP_HALVINGS = 5
@@ -40,8 +41,7 @@ class FixedStepSimulation:
 
     def __init__(self, system: LagrangianSystem, kind: IntegratorKind | str, time_step: float, q0, qd0,
                  lower=None, upper=None, dissipation: Dissipation | None = None, joint_names=None):
-        if not (np.isfinite(time_step) and time_step > 0.0):
-            raise InputError(f"time_step must be a positive number of seconds, got {time_step}")
+        positive_step(time_step, "time_step")
         n = system.dof
         self.q, self.qd = (np.asarray(v, dtype=float) for v in (q0, qd0))
         for name, value in (("initial positions", self.q), ("initial velocities", self.qd)):

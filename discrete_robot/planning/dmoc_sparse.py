@@ -337,45 +337,37 @@ def solve(problem: DmocProblem, x0: np.ndarray, tol: float = 1e-8, max_iter: int
     constraint_values = guarded(problem.constraints, layout.rows)
     jacobian_values = guarded(lambda x: problem.jacobian_values(x)[order], rows.size)
 
-    class Jacobian(casadi.Callback):
-        def __init__(self, name, options):
+    class NumpyFunction(casadi.Callback):
+        """A casadi function evaluated by numpy: inputs of the sparsities ``inputs``, one output of sparsity
+        ``output`` whose nonzeros ``values(arg)`` computes from casadi's arguments."""
+
+        def __init__(self, name, inputs, output, values, options=None):
             casadi.Callback.__init__(self)
-            self.construct(name, options)
+            self.inputs, self.output, self.values = inputs, output, values
+            self.construct(name, {} if options is None else options)
 
         def get_n_in(self):
-            return 2
+            return len(self.inputs)
 
         def get_n_out(self):
             return 1
 
         def get_sparsity_in(self, i):
-            return casadi.Sparsity.dense(layout.size, 1) if i == 0 else casadi.Sparsity(layout.rows, 1)
+            return self.inputs[i]
 
         def get_sparsity_out(self, i):
-            return sparsity
+            return self.output
 
         def eval(self, arg):
-            return [casadi.DM(sparsity, jacobian_values(np.asarray(arg[0]).ravel()))]
+            return [casadi.DM(self.output, self.values(arg))]
 
-    class Constraints(casadi.Callback):
+    class Constraints(NumpyFunction):
+        """The constraints x -> g(x), with their exact Jacobian."""
+
         def __init__(self):
-            casadi.Callback.__init__(self)
-            self.construct("dmoc_constraints", {})
-
-        def get_n_in(self):
-            return 1
-
-        def get_n_out(self):
-            return 1
-
-        def get_sparsity_in(self, i):
-            return casadi.Sparsity.dense(layout.size, 1)
-
-        def get_sparsity_out(self, i):
-            return casadi.Sparsity.dense(layout.rows, 1)
-
-        def eval(self, arg):
-            return [casadi.DM(constraint_values(np.asarray(arg[0]).ravel()))]
+            super().__init__("dmoc_constraints", [casadi.Sparsity.dense(layout.size, 1)],
+                             casadi.Sparsity.dense(layout.rows, 1),
+                             lambda arg: constraint_values(np.asarray(arg[0]).ravel()))
 
         def has_jac_sparsity(self, output, input):
             return True
@@ -387,7 +379,10 @@ def solve(problem: DmocProblem, x0: np.ndarray, tol: float = 1e-8, max_iter: int
             return True
 
         def get_jacobian(self, name, inames, onames, options):
-            self.jacobian = Jacobian(name, options)     # casadi keeps no reference of its own
+            # (x, g) -> ∂g/∂x; casadi keeps no reference of its own
+            inputs = [casadi.Sparsity.dense(layout.size, 1), casadi.Sparsity(layout.rows, 1)]
+            self.jacobian = NumpyFunction(name, inputs, sparsity,
+                                          lambda arg: jacobian_values(np.asarray(arg[0]).ravel()), options)
             return self.jacobian
 
     hessian_rows, hessian_columns = problem.hessian_pattern()
@@ -398,29 +393,9 @@ def solve(problem: DmocProblem, x0: np.ndarray, tol: float = 1e-8, max_iter: int
     hessian_values = guarded(lambda arguments: np.bincount(
         gather, weights=problem.hessian_values(*arguments), minlength=unique.size), unique.size)
 
-    class Hessian(casadi.Callback):
-        """(x, p, σ, λ) -> the Lagrangian's Hessian, upper triangle (casadi's ``hess_lag``)."""
-
-        def __init__(self):
-            casadi.Callback.__init__(self)
-            self.construct("dmoc_hessian", {})
-
-        def get_n_in(self):
-            return 4
-
-        def get_n_out(self):
-            return 1
-
-        def get_sparsity_in(self, i):
-            return [casadi.Sparsity.dense(layout.size, 1), casadi.Sparsity(0, 1), casadi.Sparsity.dense(1, 1),
-                    casadi.Sparsity.dense(layout.rows, 1)][i]
-
-        def get_sparsity_out(self, i):
-            return hessian_sparsity
-
-        def eval(self, arg):
-            x_value, sigma, lam = (np.asarray(arg[i]).ravel() for i in (0, 2, 3))
-            return [casadi.DM(hessian_sparsity, hessian_values((x_value, float(sigma[0]) * scale, lam)))]
+    def lagrangian_hessian(arg):
+        x_value, sigma, lam = (np.asarray(arg[i]).ravel() for i in (0, 2, 3))
+        return hessian_values((x_value, float(sigma[0]) * scale, lam))
 
     class Stop(casadi.Callback):
         """IPOPT's iteration callback: ends the solve once an evaluation has failed (the budget ran out)."""
@@ -443,7 +418,10 @@ def solve(problem: DmocProblem, x0: np.ndarray, tol: float = 1e-8, max_iter: int
             return [1 if failure else 0]
 
     constraints = Constraints()
-    hessian = Hessian()
+    # (x, p, σ, λ) -> the Lagrangian's Hessian, upper triangle (casadi's ``hess_lag``)
+    hessian = NumpyFunction("dmoc_hessian", [casadi.Sparsity.dense(layout.size, 1), casadi.Sparsity(0, 1),
+                                             casadi.Sparsity.dense(1, 1), casadi.Sparsity.dense(layout.rows, 1)],
+                            hessian_sparsity, lagrangian_hessian)
     stop = Stop()
     x = casadi.MX.sym("x", layout.size)
     force_columns = np.concatenate([layout.stride * k + 2 * problem.n + np.arange(problem.n)
