@@ -92,6 +92,11 @@ class RosHarness:
         return received
 
     @staticmethod
+    def seconds(stamp) -> float:
+        """A builtin_interfaces/Time (a header's stamp, a /clock message's clock) in seconds."""
+        return stamp.sec + 1e-9 * stamp.nanosec
+
+    @staticmethod
     def cpu_seconds(process) -> float:
         """CPU time (user + system, s) the running node ``process`` has used: unlike wall time, a loaded machine
         does not inflate it (a process waiting for a core uses none), so it bounds work in a load-robust test."""

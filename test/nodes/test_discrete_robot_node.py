@@ -31,7 +31,7 @@ def test_joint_states_at_the_configured_rate_with_names_description_and_energy(r
     samples = ros.collect_until("joint_states", JointState, lambda received: len(received) >= 60, 120.0, qos=100)
     # at the configured rate of simulated time, one state each 1/20 s (a loaded machine may run the world slower
     # than real time, and says so on /diagnostics: test_simulator_control)
-    stamps = [m.header.stamp.sec + 1e-9 * m.header.stamp.nanosec for _, m in samples]
+    stamps = [ros.seconds(m.header.stamp) for _, m in samples]
     assert np.median(np.diff(stamps)) == pytest.approx(1.0 / 20.0, abs=1e-6), stamps
     last = samples[-1][1]
     assert list(last.name) == JOINTS and len(last.position) == 2 and len(last.velocity) == 2

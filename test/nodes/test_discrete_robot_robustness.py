@@ -16,8 +16,7 @@ def _cpu_per_simulated_second(ros, node) -> tuple[float, list]:
     from sensor_msgs.msg import JointState
 
     def span(received):
-        return (received[-1][1].header.stamp.sec - received[0][1].header.stamp.sec
-                + 1e-9 * (received[-1][1].header.stamp.nanosec - received[0][1].header.stamp.nanosec))
+        return ros.seconds(received[-1][1].header.stamp) - ros.seconds(received[0][1].header.stamp)
 
     used = ros.cpu_seconds(node)
     states = ros.collect_until("joint_states", JointState, lambda r: len(r) > 1 and span(r) >= 2.0, 120.0, qos=100)

@@ -116,13 +116,16 @@ def test_preemption_and_cancel_end_goals_as_jtc_does(ros):
 
     slow = _goal(JOINTS, [(5.0, [0.5, 0.5])])
     handle = ros.send_goal(FollowJointTrajectory, ACTION, slow)
-    ros.spin_until(lambda: False, 1.0)
+    ros.wait_for_message("joint_states", JointState, timeout=60.0,
+                         predicate=lambda m: np.abs(np.subtract(m.position, HANGING)).max() > 0.1)
     cancel = handle.cancel_goal_async()
     assert ros.spin_until(cancel.done, 10.0) and cancel.result().goals_canceling
     response = ros.goal_result(handle, 10.0)
     assert response.status == GoalStatus.STATUS_CANCELED
     assert response.result.error_code == FollowJointTrajectory.Result.SUCCESSFUL    # JTC: an empty result
-    held = np.array([m.position for _, m in ros.collect("joint_states", JointState, 1.0)])
+    held = ros.collect_until("joint_states", JointState, lambda r: len(r) > 1 and ros.seconds(
+        r[-1][1].header.stamp) - ros.seconds(r[0][1].header.stamp) >= 1.0, 60.0)   # 1 s of simulated time
+    held = np.array([m.position for _, m in held])
     assert np.ptp(held, axis=0).max() < 0.02, "after a cancel the arm holds the position it reached"
     assert np.abs(held[-1] - HANGING).max() > 0.05, "it had moved off before the cancel"
 

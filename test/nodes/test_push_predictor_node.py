@@ -55,7 +55,7 @@ def test_predict_push_answers_are_physically_consistent_and_bad_requests_are_ref
     node = ros.start("push_predictor_node")
     ros.wait_for_service(PredictPush, "predict_push", timeout=30.0)
 
-    centre = ros.call(PredictPush, "predict_push", _predict_request())
+    centre = ros.call(PredictPush, "predict_push", _predict_request(), timeout=120.0)   # the first loads kernels
     assert centre.success, centre.message
     assert centre.contact_mode == "sticking"
     assert abs(centre.object_twist.angular.z) < 1e-9
@@ -116,7 +116,7 @@ def test_simulate_push_publishes_poses_and_valid_markers(ros):
     assert answer.object_poses[-1].x == pytest.approx(0.5 + 0.16, abs=1e-9)
     assert abs(answer.object_poses[-1].theta) < 1e-9
     assert answer.contact_modes[-1] == "sticking"
-    ros.spin_until(lambda: len(poses) >= 301 and len(markers) >= 301, 10.0)
+    ros.spin_until(lambda: len(poses) >= 301 and len(markers) >= 301, 60.0)
     assert len(poses) >= 100 and len(markers) >= 100
     assert all(p.header.frame_id == "world" for p in poses)
     assert poses[-1].pose.position.x == pytest.approx(0.66, abs=1e-9)
@@ -139,9 +139,9 @@ def test_streamed_finger_positions_push_the_object(ros):
     for x in np.linspace(-0.1, 0.05, 31):
         message = PointStamped(point=Point(x=float(x), y=0.0))
         message.header.frame_id = "world"
-        ros.publish("push/finger_position", message)
+        ros.publish("push/finger_position", message, wait_for_subscriber=120.0)   # a loaded machine starts late
         ros.spin_until(lambda: False, 0.02)
-    ros.spin_until(lambda: received and received[-1].pose.position.x > 0.1, 10.0)
+    ros.spin_until(lambda: received and received[-1].pose.position.x > 0.1, 60.0)
     # the finger (radius 0.01) touched the square's face at x = -0.06 and pushed it to 0.05: 0.11 along x
     assert received[-1].pose.position.x == pytest.approx(0.11, abs=1e-6)
     assert abs(received[-1].pose.position.y) < 1e-9

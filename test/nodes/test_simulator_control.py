@@ -13,10 +13,6 @@ pytestmark = pytest.mark.ros
 HANGING = [-np.pi / 2, 0.0]
 
 
-def _seconds(stamp) -> float:
-    return stamp.sec + stamp.nanosec * 1e-9
-
-
 #: the share of the requested factor that the test's lower bound of the achieved one (simulated time over the wall
 #: time from before the resume request to the reception) must reach to count as keeping up: the bound trails the
 #: true factor by the latencies of the request and of the reception
@@ -40,7 +36,7 @@ def _resume_and_watch(ros, params: dict, enough) -> tuple[list[tuple[float, floa
 
     def on_clock(msg):
         if resumed:
-            clock.append((time.monotonic() - resumed[0], _seconds(msg.clock)))
+            clock.append((time.monotonic() - resumed[0], ros.seconds(msg.clock)))
 
     def on_diagnostics(msg):
         warnings.extend(s.message for s in msg.status if s.level == DiagnosticStatus.WARN
@@ -94,14 +90,14 @@ def test_pause_step_set_state_and_reset(ros):
                                                     "initial_positions": [0.3, 0.5]})
     ros.wait_for_service(StepSimulation, "simulation/step", timeout=30.0)
     ticks = ros.collect("/clock", Clock, 1.0)
-    assert {_seconds(m.clock) for _, m in ticks} <= {0.0}, "paused from the start: /clock stands still"
+    assert {ros.seconds(m.clock) for _, m in ticks} <= {0.0}, "paused from the start: /clock stands still"
 
     stepped = ros.call(StepSimulation, "simulation/step", StepSimulation.Request(steps=25))
     assert stepped.success, stepped.message
-    assert _seconds(stepped.sim_time) == pytest.approx(25 * 0.02, abs=1e-9)   # the time the steps reach
-    ros.wait_for_message("/clock", Clock, timeout=10.0, predicate=lambda m: abs(_seconds(m.clock) - 0.5) < 1e-9)
+    assert ros.seconds(stepped.sim_time) == pytest.approx(25 * 0.02, abs=1e-9)   # the time the steps reach
+    ros.wait_for_message("/clock", Clock, timeout=10.0, predicate=lambda m: abs(ros.seconds(m.clock) - 0.5) < 1e-9)
     ticks = ros.collect("/clock", Clock, 0.5)
-    assert all(abs(_seconds(m.clock) - 0.5) < 1e-9 for _, m in ticks)
+    assert all(abs(ros.seconds(m.clock) - 0.5) < 1e-9 for _, m in ticks)
     too_many = ros.call(StepSimulation, "simulation/step", StepSimulation.Request(steps=4_000_000_000))
     assert not too_many.success and "steps" in too_many.message
 
@@ -117,12 +113,12 @@ def test_pause_step_set_state_and_reset(ros):
     assert not refused.success and "elbow" in refused.message
 
     assert ros.call(Trigger, "simulation/resume", Trigger.Request()).success
-    ros.wait_for_message("/clock", Clock, timeout=60.0, predicate=lambda m: _seconds(m.clock) > 0.8)
+    ros.wait_for_message("/clock", Clock, timeout=60.0, predicate=lambda m: ros.seconds(m.clock) > 0.8)
     assert ros.call(Trigger, "simulation/pause", Trigger.Request()).success
     assert ros.call(Trigger, "simulation/reset", Trigger.Request()).success
     final = ros.wait_for_message("joint_states", JointState, timeout=5.0)
     assert list(final.position) == [0.3, 0.5] and list(final.velocity) == [0.0, 0.0]
-    assert _seconds(final.header.stamp) > 0.8   # simulated time goes on after a reset
+    assert ros.seconds(final.header.stamp) > 0.8   # simulated time goes on after a reset
     assert node.alive()
 
 
@@ -160,12 +156,13 @@ def test_tf_holds_every_link_of_both_robots_on_one_clock(ros):
     # one clock: the space robot's stamps are the arm's simulated time (it publishes no /clock of its own), each
     # within one of its 1 ms steps of a /clock stamp. /tf can be complete after the arm's first few steps, so
     # sample once the arm's time has clearly moved on from zero.
-    ros.wait_for_message("joint_states", JointState, timeout=30.0, predicate=lambda m: _seconds(m.header.stamp) > 1.0)
+    ros.wait_for_message("joint_states", JointState, timeout=30.0,
+                         predicate=lambda m: ros.seconds(m.header.stamp) > 1.0)
     clock = []
-    ros.node.create_subscription(Clock, "/clock", lambda m: clock.append(_seconds(m.clock)), 1000)
+    ros.node.create_subscription(Clock, "/clock", lambda m: clock.append(ros.seconds(m.clock)), 1000)
     space = ros.collect_until("space_robot/joint_states", JointState, lambda received: len(received) >= 20, 60.0,
                               qos=100)
-    stamps = [_seconds(m.header.stamp) for _, m in space]
+    stamps = [ros.seconds(m.header.stamp) for _, m in space]
     seen = [t for t in stamps if clock and clock[0] <= t <= clock[-1]]
     assert len(seen) >= 10 and all(min(abs(t - c) for c in clock) <= 1e-3 + 1e-9 for t in seen), (stamps, clock)
     # at its own rate on that clock (25 Hz), not at the arm's 100 Hz: every 0.04 s of the arm's simulated time
@@ -194,8 +191,8 @@ def test_a_world_that_cannot_keep_up_says_so_and_keeps_serving(ros):
     assert "below the requested real_time_factor 100" in node.log()
     assert ros.call(Trigger, "simulation/pause", Trigger.Request()).success
     first = ros.wait_for_message("/clock", Clock, timeout=10.0)
-    stopped = {_seconds(m.clock) for _, m in ros.collect_until("/clock", Clock, lambda r: len(r) >= 5, 30.0)}
-    assert stopped == {_seconds(first.clock)}, "paused, the clock went on"
+    stopped = {ros.seconds(m.clock) for _, m in ros.collect_until("/clock", Clock, lambda r: len(r) >= 5, 30.0)}
+    assert stopped == {ros.seconds(first.clock)}, "paused, the clock went on"
     assert node.alive()
 
 
@@ -213,20 +210,20 @@ def test_a_step_backlog_answers_at_once_and_a_pause_or_reset_stops_it_within_a_t
     ros.wait_for_service(StepSimulation, "simulation/step", timeout=60.0)
     accepted = ros.call(StepSimulation, "simulation/step", StepSimulation.Request(steps=100_000), timeout=10.0)
     assert accepted.success and "100000 steps to come" in accepted.message, accepted.message
-    assert _seconds(accepted.sim_time) == pytest.approx(100.0, abs=1e-6)
+    assert ros.seconds(accepted.sim_time) == pytest.approx(100.0, abs=1e-6)
     more = ros.call(StepSimulation, "simulation/step", StepSimulation.Request(steps=100_000), timeout=10.0)
     assert not more.success and "MAX_STEP_REQUEST" in more.message, more.message
-    ros.wait_for_message("/clock", Clock, timeout=10.0, predicate=lambda m: _seconds(m.clock) > 0.0)
+    ros.wait_for_message("/clock", Clock, timeout=10.0, predicate=lambda m: ros.seconds(m.clock) > 0.0)
     assert ros.call(Trigger, "simulation/pause", Trigger.Request(), timeout=10.0).success
     first = ros.wait_for_message("/clock", Clock, timeout=5.0)
-    stopped = [_seconds(m.clock) for _, m in ros.collect("/clock", Clock, 1.0)]
-    assert stopped and max(stopped) == min(stopped) == _seconds(first.clock) < 100.0, "the backlog went on"
+    stopped = [ros.seconds(m.clock) for _, m in ros.collect("/clock", Clock, 1.0)]
+    assert stopped and max(stopped) == min(stopped) == ros.seconds(first.clock) < 100.0, "the backlog went on"
 
     assert ros.call(StepSimulation, "simulation/step", StepSimulation.Request(steps=100_000), timeout=10.0).success
     assert ros.call(Trigger, "simulation/reset", Trigger.Request(), timeout=10.0).success
     first = ros.wait_for_message("/clock", Clock, timeout=5.0)
-    stopped = [_seconds(m.clock) for _, m in ros.collect("/clock", Clock, 1.0)]
-    assert stopped and max(stopped) == min(stopped) == _seconds(first.clock) < 100.0, "the backlog went on"
+    stopped = [ros.seconds(m.clock) for _, m in ros.collect("/clock", Clock, 1.0)]
+    assert stopped and max(stopped) == min(stopped) == ros.seconds(first.clock) < 100.0, "the backlog went on"
 
 
 def test_a_real_time_factor_below_the_floor_is_refused_and_a_slow_world_still_publishes(ros):
@@ -250,7 +247,7 @@ def test_a_real_time_factor_below_the_floor_is_refused_and_a_slow_world_still_pu
     # never silent: the state comes between the publish lines (every 0.01 s of simulated time, 1 s of wall time
     # here), at least every STATE_SILENCE_S of wall time, when a tick can advance the world by at most 1/100 of
     # the MAX_CATCH_UP_TICKS periods' wall time it makes up for; a world publishing only on its lines would not
-    stamps = [_seconds(m.header.stamp) for _, m in states]
+    stamps = [ros.seconds(m.header.stamp) for _, m in states]
     assert stamps == sorted(stamps) and np.median(np.diff(stamps)) < 0.75 * 0.01, stamps
     assert stamps[-1] - stamps[0] <= 0.01 * (states[-1][0] - changed) + 1e-3   # 1/100 of the wall's time
 
@@ -272,7 +269,7 @@ def test_a_failed_step_is_an_error_on_diagnostics_and_the_paused_world_keeps_pub
     assert status.level == DiagnosticStatus.ERROR and "failed step" in status.message, status
     assert "diverged" in status.message, status.message
     states = ros.collect_until("space_robot/joint_states", JointState, lambda received: len(received) >= 3, 30.0)
-    stamps = {_seconds(m.header.stamp) for _, m in states}
+    stamps = {ros.seconds(m.header.stamp) for _, m in states}
     assert len(stamps) == 1, "paused: every state at the simulated time of the failure"
     assert ros.call(Trigger, "space_robot/simulation/resume", Trigger.Request()).success
     status = ros.wait_for_message("/diagnostics", DiagnosticArray, timeout=10.0,
