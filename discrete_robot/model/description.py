@@ -23,11 +23,9 @@ from discrete_robot.model.robot_model import (
     TOLERANCE,
     Base,
     Fingertip,
-    Frame,
     Joint,
     JointType,
     Link,
-    Mimic,
     RobotModel,
     _inertia,
     _mass,
@@ -37,8 +35,8 @@ from discrete_robot.model.robot_model import (
     _vector,
 )
 
-__all__ = ["Base", "Fingertip", "Frame", "Joint", "JointType", "Link", "Mimic", "RobotModel", "load_model",
-           "model_from_dict", "package_config_path"]
+__all__ = ["Base", "Fingertip", "Joint", "JointType", "Link", "RobotModel", "load_model", "model_from_dict",
+           "package_config_path"]
 
 PACKAGE = "discrete_robot"
 REPO_ROOT = Path(__file__).resolve().parents[2]
