@@ -58,8 +58,9 @@ TOKEN_FILE = Path.home() / ".ray" / "auth_token"
 class Batch:
     """The cases of one task as they travel (one pickle): ids, samples, seeds, the inputs every case of the
     sweep shares (``shared``, sent once per task) and, per case, the values of the ``varying`` ones. Cheap
-    cases pay per case for what a task carries: pickled case objects and the result columns rebuilt from
-    their inputs cost the worker 4-5 µs a predict-push case (of 65), these rows of the varying values about 1."""
+    cases pay per case for what a task carries: unpickling case objects and rebuilding the input columns from
+    them cost the worker about 3.5 µs a predict-push case (of 65), rebuilding each case's inputs from these
+    rows about 2 (measured in process); the pickle is 43 % of the case objects'."""
 
     ids: list
     samples: list
