@@ -218,12 +218,8 @@ class DiscreteRobotNode(SimulatorNode):
         return kp, kd
 
     @property
-    def world_time(self) -> float:
-        return self.simulation.time
-
-    @world_time.setter
-    def world_time(self, seconds: float) -> None:
-        self.simulation.time = seconds
+    def world(self) -> FixedStepSimulation:
+        return self.simulation
 
     def advance_world(self, steps: int) -> None:
         # commanded efforts are held over the tick's steps (the simulation then takes them in compiled runs); a

@@ -1,7 +1,7 @@
 """What every simulator node shares: simulated time, TF, simulation control and diagnostics.
 
 A simulator node (``discrete_robot_node``, ``space_robot_node``) derives from :class:`SimulatorNode` and
-provides its world through a few hooks (:meth:`~SimulatorNode.advance_world`, ``world_time``,
+provides its world through a few hooks (:meth:`~SimulatorNode.advance_world`, ``world``,
 :meth:`~SimulatorNode.publish_state`, ...). The base class then gives it, the same way for every world:
 
 - **Simulated time.** A steady wall-clock timer (never the node's own clock, so ``use_sim_time`` cannot stall
@@ -286,13 +286,18 @@ class SimulatorNode(GuardedNode):
     # ------------------------------------------------------------------------------------ hooks
 
     @property
+    def world(self):
+        """The simulated world: any object whose ``time`` attribute is its simulated time, s."""
+        raise NotImplementedError
+
+    @property
     def world_time(self) -> float:
         """Simulated time, s (settable: a follower starts at the time of the clock it joins)."""
-        raise NotImplementedError
+        return self.world.time
 
     @world_time.setter
     def world_time(self, seconds: float) -> None:
-        raise NotImplementedError
+        self.world.time = seconds
 
     def advance_world(self, steps: int) -> None:
         """Advance by ``steps`` fixed steps; on DiscreteRobotError the state is the last one stepped to."""
