@@ -21,6 +21,7 @@ import numpy as np
 from scipy.interpolate import CubicSpline
 
 from discrete_robot.errors import InputError
+from discrete_robot.validation import whole_number
 
 #: waypoints closer than this (joint-space norm, rad or m) are one waypoint
 MIN_SEGMENT_LENGTH = 1e-9
@@ -111,8 +112,7 @@ class WaypointPath:
         two (rest to rest needs two steps: one to speed up, one to stop). Shared waypoints appear in
         both neighbouring grids.
         """
-        if points < 3:
-            raise InputError(f"path grid: need at least 3 points, got {points}")
+        points = whole_number(points, "path grid points", low=3)
         steps = np.maximum(2, np.round((points - 1) * np.diff(self.knots) / self.length).astype(int))
         grids = []
         for segment, count in zip(self.segments, steps, strict=True):
@@ -123,6 +123,5 @@ class WaypointPath:
 
     def spline_grid(self, points: int) -> np.ndarray:
         """A uniform grid of ``points`` path parameters over the whole (smooth) path."""
-        if points < 3:
-            raise InputError(f"path grid: need at least 3 points, got {points}")
+        points = whole_number(points, "path grid points", low=3)
         return np.linspace(0.0, self.length, points)

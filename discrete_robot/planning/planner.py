@@ -33,7 +33,7 @@ from discrete_robot.planning.constraints import JointLimits
 from discrete_robot.planning.dmoc_sparse import min_effort
 from discrete_robot.planning.min_time import plan_min_time
 from discrete_robot.planning.path import WaypointPath
-from discrete_robot.validation import finite_vector
+from discrete_robot.validation import finite_vector, positive_step, whole_number
 
 LOGGER = logging.getLogger(__name__)
 
@@ -67,14 +67,10 @@ class PlannerSettings:
     rest_tolerance: float = 0.05    # rad/s or m/s, fastest joint speed still counted as "at rest" for a start
 
     def __post_init__(self):
-        if self.grid_points < 3:
-            raise InputError(f"grid_points must be at least 3, got {self.grid_points}")
-        if not (np.isfinite(self.time_step) and self.time_step > 0.0):
-            raise InputError(f"time_step must be > 0 s, got {self.time_step}")
-        if self.max_min_effort_steps < 2:
-            raise InputError(f"max_min_effort_steps must be at least 2, got {self.max_min_effort_steps}")
-        if self.max_waypoints < 2:
-            raise InputError(f"max_waypoints must be at least 2, got {self.max_waypoints}")
+        whole_number(self.grid_points, "grid_points", low=3)
+        positive_step(self.time_step, "time_step")
+        whole_number(self.max_min_effort_steps, "max_min_effort_steps", low=2)
+        whole_number(self.max_waypoints, "max_waypoints", low=2)
 
 
 @dataclass(frozen=True)
