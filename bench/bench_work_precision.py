@@ -81,6 +81,9 @@ REACH = 3.0
 SPACE_SPEED = 2.0
 OURS = {"arm_6dof": "ours: discrete model", "dual-arm space robot": "ours: RKMK4"}
 PEERS = ("MuJoCo Euler", "MuJoCo RK4", "Pinocchio RK4")
+#: one colour per simulator across the panels (ours: blue and orange, the peers: green, red, purple)
+COLORS = {"ours: discrete model": "C0", "ours: RKMK4": "C0", "ours: variational": "C1", "MuJoCo Euler": "C2",
+          "MuJoCo RK4": "C3", "Pinocchio RK4": "C4"}
 FIGURE_DIRS = (BENCH_DIR.parent / "docs" / "work_precision", BENCH_DIR.parent / "results")
 
 
@@ -397,14 +400,15 @@ def plot(results: list[dict], output_dirs) -> list[Path]:
     """Error (top: state, bottom: drift) against CPU time, one column per problem and horizon."""
     fig, axes = new_figure(2, len(results), figsize=(4.2 * len(results), 7.0), squeeze=False)
     for column, result in enumerate(results):
-        for row, (key, what) in enumerate((("state_error", "state error ‖(Δq, Δv·1 s)‖∞"),
+        for row, (key, what) in enumerate((("state_error", "state error ‖(Δq, Δv·1 s)‖∞ (rad, m)"),
                                            ("drift", "energy drift" if result["problem"] == "arm_6dof"
                                             else "angular momentum drift"))):
             ax = axes[row, column]
             for label, points in result["curves"].items():
                 if points:
                     ax.loglog([p["cpu_seconds"] for p in points], [p[key] for p in points],
-                              "o-" if label.startswith("ours") else "s--", label=label, markersize=4)
+                              "o-" if label.startswith("ours") else "s--", color=COLORS[label], label=label,
+                              markersize=4)
             ax.set_xlabel("CPU time (s)")
             ax.set_ylabel(what if key == "state_error" else f"relative {what}")
             ax.set_title(f"{result['problem']}, {result['duration']:g} s", fontsize=10)
@@ -412,6 +416,10 @@ def plot(results: list[dict], output_dirs) -> list[Path]:
             if key == "state_error":
                 ax.axhline(RESOLVED * max(result["reference_error"], EPSILON), color="grey", linewidth=0.8,
                            linestyle=":", label=f"{RESOLVED:g} x the reference's own error")
+                if result["reference_error"] > 1e-3:
+                    ax.text(0.5, 0.5, "below the dotted line: not resolved\n(the motion is chaotic: the reference\n"
+                            "itself is off by this much)", transform=ax.transAxes, ha="center", fontsize=7,
+                            color="grey")
         axes[0, column].legend(fontsize=6)
     paths = [save_figure(fig, directory, "work_precision") for directory in output_dirs[:1]]
     for directory in output_dirs[1:]:
