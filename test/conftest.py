@@ -23,6 +23,9 @@ VENV = REPO / ".venv"
 # xdist controller's for its workers) and each worker the next one in it. Domain ids 1..101 are the range every
 # DDS vendor maps to distinct ports.
 DOMAINS = 101
+#: s: the waits a test leaves to the session's defaults, long enough for a loaded machine (a node loading its
+#: kernels on a first request while bringup or `stress` runs beside the tests)
+DEFAULT_TIMEOUTS = {"call": 120.0, "wait_for_message": 60.0}
 
 
 def ros_domain_id(environ=os.environ, pid: int | None = None, parent_pid: int | None = None) -> int:
@@ -65,12 +68,15 @@ class RosHarness:
         return process
 
     def __getattr__(self, name):
-        """wait_for_message, collect, call, publish, spin_until, ... of the session, with logs on timeout."""
+        """wait_for_message, collect, call, publish, spin_until, ... of the session, with logs on timeout (and
+        :data:`DEFAULT_TIMEOUTS` where the test gives none)."""
         from discrete_robot.ros.session import RosTimeoutError
 
         method = getattr(self.session, name)
 
         def with_logs(*args, **kwargs):
+            if name in DEFAULT_TIMEOUTS:
+                kwargs.setdefault("timeout", DEFAULT_TIMEOUTS[name])
             try:
                 return method(*args, **kwargs)
             except RosTimeoutError as timeout:

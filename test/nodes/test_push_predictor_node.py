@@ -141,7 +141,7 @@ def test_streamed_finger_positions_push_the_object(ros):
         message.header.frame_id = "world"
         ros.publish("push/finger_position", message, wait_for_subscriber=120.0)   # a loaded machine starts late
         ros.spin_until(lambda: False, 0.02)
-    ros.spin_until(lambda: received and received[-1].pose.position.x > 0.1, 60.0)
+    ros.spin_until(lambda: received and received[-1].pose.position.x > 0.11 - 1e-6, 60.0)   # the last step too
     # the finger (radius 0.01) touched the square's face at x = -0.06 and pushed it to 0.05: 0.11 along x
     assert received[-1].pose.position.x == pytest.approx(0.11, abs=1e-6)
     assert abs(received[-1].pose.position.y) < 1e-9
