@@ -36,11 +36,13 @@ MIMIC_PRISMATIC_URDF = """<robot name="warm_up">
 
 def space() -> None:
     """The space robot's simulator on the mixed-joint 2x3 tree, under a load and joint torques: one step, an
-    advance of several, a sample (geometry3d's attitude conversions); the node's TF of the sampled state."""
+    advance of several, a sample (geometry3d's attitude conversions); the node's TF of the sampled state and, under
+    loads, the efforts it publishes (the recursive equation terms) and the forward dynamics."""
     from discrete_robot.model.description import model_from_dict
     from discrete_robot.model.urdf import joint_transforms
     from discrete_robot.space.generated import multi_arm_model_data
     from discrete_robot.space.loads import ExternalLoad
+    from discrete_robot.space.recursive import equation_terms, forward_dynamics
     from discrete_robot.space.robot import SpaceRobot
     from discrete_robot.space.simulation import Simulator
     from discrete_robot.space.state import random_state
@@ -52,7 +54,10 @@ def space() -> None:
         simulator = Simulator(robot, random_state(robot, np.random.default_rng(0), speed=0.1), loads, torques)
         simulator.step(1e-3)
         simulator.advance(1e-3, 2)
-        joint_transforms(model, simulator.sample().joint_positions)
+        sample = simulator.sample()
+        joint_transforms(model, sample.joint_positions)
+        equation_terms(robot, sample.state, simulator.loads, simulator.joint_torques)
+        forward_dynamics(robot, sample.state, simulator.loads, simulator.joint_torques)
 
 
 def discrete() -> None:
