@@ -53,7 +53,7 @@ from discrete_robot.pushing.requests import (
     parse_simulate_request,
     prediction_fields,
 )
-from discrete_robot.pushing.simulation import PushStep, iter_push_simulation
+from discrete_robot.pushing.simulation import PushStep, iter_push_simulation, step_modes
 from discrete_robot.pushing.streaming import FingerStream
 
 FRAME = "world"
@@ -200,9 +200,7 @@ class PushPredictorNode(GuardedNode):
                     self._publish(parsed.obj.footprint, step, parsed.pusher_radius)
         except DiscreteRobotError as error:
             return self._refuse(response, "simulate_push", error)
-        modes = [s.mode for s in steps]
-        if len(modes) > 1:
-            modes[0] = modes[1]
+        modes = step_modes(steps)
         response.success = True
         response.times = [float(t) for t in times]
         response.object_poses = [Pose2D(x=float(s.pose[0]), y=float(s.pose[1]), theta=float(s.pose[2]))

@@ -209,16 +209,23 @@ def iter_push_simulation(obj: PushedObject, initial_pose, pusher_path, pusher_sp
 def simulate_push(obj: PushedObject, initial_pose, pusher_path, pusher_speed: float, time_step: float,
                   contact_friction: float, pusher_radius: float = 0.0) -> PushTrajectory:
     """The whole simulated push (see :func:`iter_push_simulation`)."""
-    times, poses, fingers, modes, centres = [], [], [], [], []
+    times, poses, fingers, states, centres = [], [], [], [], []
     for time, state in iter_push_simulation(obj, initial_pose, pusher_path, pusher_speed, time_step,
                                             contact_friction, pusher_radius):
         times.append(time)
         poses.append(state.pose)
         fingers.append(state.finger)
-        modes.append(state.mode)
+        states.append(state)
         cor = state.prediction.center_of_rotation if state.prediction is not None else np.full(2, np.nan)
         centres.append(to_world(state.pose, cor[None])[0] if np.all(np.isfinite(cor)) else np.full(2, np.nan))
+    return PushTrajectory(times=np.array(times), poses=np.array(poses), finger_positions=np.array(fingers),
+                          modes=step_modes(states), centers_of_rotation=np.array(centres))
+
+
+def step_modes(steps: list[PushStep]) -> list[ContactMode]:
+    """The contact mode of the step ending at each sample of :func:`iter_push_simulation`; the first sample (the
+    start, which no step ends) takes that of the first step."""
+    modes = [step.mode for step in steps]
     if len(modes) > 1:
         modes[0] = modes[1]
-    return PushTrajectory(times=np.array(times), poses=np.array(poses), finger_positions=np.array(fingers),
-                          modes=modes, centers_of_rotation=np.array(centres))
+    return modes
