@@ -8,8 +8,8 @@ Problems, each over 1 s and 100 s, no torque, no damping, no joint limits:
   (the start bench_discrete uses); conserved: T + V.
 - ``dual-arm space robot`` (config/space_robot_dual_arm.yaml, the paper's Table 1 robot, free floating, 6 + 12
   DOF, spherical joints) from ``random_state(rng(0), speed=2)`` (bench_space's state, 4 times as fast, so that the
-  errors over 1 s stand above round-off); conserved: the angular
-  momentum about the system CoM (and the linear momentum and T).
+  errors over 1 s stand above round-off); conserved: the momenta, of which the angular momentum about the system
+  CoM is measured.
 
 Simulators (each on the same model: MuJoCo and Pinocchio read the arm's URDF from ``to_urdf``; the space robot is
 given to both from the same arrays, Pinocchio through bench_space's builder, MuJoCo as MJCF with a free joint and
@@ -23,7 +23,8 @@ ball joints):
 Reference: Pinocchio's ``aba`` integrated by scipy's DOP853 at rtol = atol = 1e-12, the quaternions of the
 free-flyer and spherical joints integrated as q̇ = ½ q ⊗ (0, ω) and renormalised. It is independent of every
 simulator compared (it shares only Pinocchio's dynamics with one peer, not its integrator), and its own error is
-estimated by a second run at rtol 1e-11 (``reference_error``; the errors below it mean nothing).
+estimated by a second run at rtol 1e-11 (``reference_error``; errors below 10 times it are not matched). Over 100 s
+both motions are chaotic: the two references end far apart, and no final state there can be checked.
 
 Errors at the final time T:
 - state error: ‖(Δq, Δv · 1 s)‖_∞ in Pinocchio's coordinates, Δq = ``pin.difference`` (rad for joints and
@@ -34,8 +35,9 @@ CPU time: ``time.process_time`` around the stepping only (models built, kernels 
 least of up to three runs (repeated while a run takes under 0.5 s).
 
 Entries, per problem and horizon: (1) ratio = the fastest peer's CPU time / ours at a matched state error (the
-tightest error both curves reach, interpolated log-log; NaN when the curves share no error range), and (2) ratio =
-the smallest peer drift / ours at a matched CPU time. Per-peer ratios and every point are kept in the entries.
+tightest resolved error both curves reach, interpolated log-log; NaN when there is none), and (2) ratio = the
+smallest peer drift / ours at a matched CPU time (a peer's curve extended log-log by up to 3 times in CPU time to meet
+ours). Per-peer ratios and every point are kept in the entries; a run that diverged has NaN errors.
 The figure (``work_precision.png``): state error (top row) and drift (bottom row) against CPU time, one column per
 problem and horizon, one curve per simulator.
 """
