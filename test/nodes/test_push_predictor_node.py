@@ -135,12 +135,18 @@ def test_streamed_finger_positions_push_the_object(ros):
 
     ros.start("push_predictor_node", params={"pusher_radius": 0.01})
     received = []
-    ros.node.create_subscription(PoseStamped, "push/object_pose", received.append, 100)
+    poses = ros.node.create_subscription(PoseStamped, "push/object_pose", received.append, 100)
+    # the node publishes a pose per finger message only: streamed before it has matched this subscription, every
+    # pose is lost (a loaded machine discovers late), so wait for the match as the session's publish does
+    ros.spin_until(lambda: poses.get_publisher_count() > 0, 120.0)
     for x in np.linspace(-0.1, 0.05, 31):
         message = PointStamped(point=Point(x=float(x), y=0.0))
         message.header.frame_id = "world"
         ros.publish("push/finger_position", message, wait_for_subscriber=120.0)   # a loaded machine starts late
         ros.spin_until(lambda: False, 0.02)
+    # the last finger position again each second: a still finger keeps the object where it is and re-publishes its
+    # pose, in case the node's side matched this subscription after the last message
+    ros.node.create_timer(1.0, lambda: ros.publish("push/finger_position", message))
     ros.spin_until(lambda: received and received[-1].pose.position.x > 0.11 - 1e-6, 60.0)   # the last step too
     # the finger (radius 0.01) touched the square's face at x = -0.06 and pushed it to 0.05: 0.11 along x
     assert received[-1].pose.position.x == pytest.approx(0.11, abs=1e-6)
