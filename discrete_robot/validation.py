@@ -38,6 +38,14 @@ def finite_scalar(value, what: str, low: float = -np.inf, high: float = np.inf) 
     return number
 
 
+def positive_scalar(value, what: str) -> float:
+    """``value`` as a finite float > 0 (a friction coefficient, a force, a gain), or InputError naming ``what``."""
+    number = finite_scalar(value, what)
+    if number <= 0.0:
+        raise InputError(f"{what}: must be > 0, got {number:g}")
+    return number
+
+
 def positive_step(value, what: str, smallest: float = 1e-9, largest: float = np.inf) -> float:
     """A time or length step: finite and in [smallest, largest] (a denormal step would make the step count
     overflow), or InputError naming ``what``."""

@@ -33,6 +33,7 @@ from discrete_robot.pushing.support import (
     UniformPolygonSupport,
     merged_points,
 )
+from discrete_robot.validation import positive_scalar
 
 
 class PressureModel(enum.Enum):
@@ -79,15 +80,6 @@ class PushedObject:
         if isinstance(self.support, PointSupport):
             return self.support.points * self.scale + self.origin, self.support.weights
         return None
-
-
-def _positive_finite(value, what: str, allow_zero: bool = False) -> float:
-    value = float(value)
-    if not np.isfinite(value):
-        raise InputError(f"{what} must be finite, got {value}")
-    if value < 0.0 or (value == 0.0 and not allow_zero):
-        raise InputError(f"{what} must be {'>= 0' if allow_zero else '> 0'}, got {value}")
-    return value
 
 
 def grid_support(footprint: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray]:
@@ -139,8 +131,8 @@ def make_pushed_object(footprint, support_friction: float, normal_force: float, 
     Raises InputError with the offending field for invalid input.
     """
     footprint = as_footprint(footprint)
-    mu = _positive_finite(support_friction, "support_friction")
-    weight = _positive_finite(normal_force, "normal_force")
+    mu = positive_scalar(support_friction, "support_friction")
+    weight = positive_scalar(normal_force, "normal_force")
     given = support_points is not None and len(support_points) > 0
     if given or (support_weights is not None and len(support_weights) > 0):
         points, weights = _validated_points(footprint, support_points if given else np.empty((0, 2)),
