@@ -19,21 +19,19 @@ one Data per thread), and :func:`step` solves one step into ``data.q`` and ``dat
     status, iterations, residual, update = step(model, data, q0, v0, tau, 1e-3, v0)   # data.q, data.v
 
 From Python, a NamedTuple argument costs numba ~1 µs per array it holds to type at every call (a plain array
-takes its fast path): the 1 kHz callers pass a :class:`Binding` of the two instead (:func:`bound_step`,
-:func:`bound_held_steps`, :func:`bound_left_hand_sides`), one argument typed once."""
+takes its fast path): the 1 kHz callers pass a :class:`~discrete_robot.model.compiled.Binding` of the two instead
+(:func:`bound_step`, :func:`bound_held_steps`, :func:`bound_left_hand_sides`), one argument typed once."""
 
 from typing import NamedTuple
 
 import numpy as np
-from numba.core import types
-from numba.experimental import structref
 
 from discrete_robot.discrete import newton
 from discrete_robot.discrete.newton import Data, held_steps, left_hand_sides, step
 from discrete_robot.discrete.partial_difference import GAUSS_NODES, GAUSS_WEIGHTS, SMALL_STEP
 from discrete_robot.jit import njit, overload
 from discrete_robot.model import compiled as arm_compiled
-from discrete_robot.model.compiled import rigid_body_terms
+from discrete_robot.model.compiled import Binding, rigid_body_terms
 
 __all__ = ["Binding", "Data", "Model", "Workspace", "bound_held_steps", "bound_left_hand_sides", "bound_step",
            "compile_model", "create_data", "held_steps", "left_hand_sides", "step", "step_terms"]
@@ -105,21 +103,6 @@ def create_data(model: Model) -> Data:
                      cancellation=np.empty(n), change=np.empty((n, n)), change_size=np.empty((n, n)),
                      f_quotient=np.empty(n), gradient=np.empty((P, n + 1, n)), row=np.empty(n))
     return newton.create_data(n, work)
-
-
-@structref.register
-class _BindingType(types.StructRef):
-    def preprocess_fields(self, fields):
-        return tuple((name, types.unliteral(kind)) for name, kind in fields)
-
-
-class Binding(structref.StructRefProxy):
-    """A :class:`Model` and its :class:`~.newton.Data` as one numba object, ``Binding(model, data)``: the
-    ``bound_*`` entry points take it in one argument (module docstring). The arrays are shared: results are
-    read from the Python ``data``."""
-
-
-structref.define_proxy(Binding, _BindingType, ["model", "data"])
 
 
 @njit

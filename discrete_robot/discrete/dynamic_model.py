@@ -200,6 +200,15 @@ class DiscreteDynamicModel:
             self._local.entries = entries
         return entries
 
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        del state["_local"]                     # each thread's Data and Binding are made where they are used
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._local = threading.local()
+
     @property
     def dof(self) -> int:
         return self.system.dof

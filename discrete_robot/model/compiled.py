@@ -32,12 +32,19 @@ nothing. One Data per thread. Usage::
     model = compile_model(load_model("config/arm_6dof.yaml"))
     data = create_data(model, batch=1, derivatives=True)
     rigid_body_terms(model, data, q[None], True)       # q (n,): data.M[0], data.g[0] = ∂V/∂q, data.dM[0]
+
+From Python, numba types a NamedTuple argument in Python at every call (~1 µs per array it holds; a plain array
+takes its C fast path): callers that call often pass a :class:`Binding` of the two instead
+(:func:`bound_rigid_body_terms`; :class:`Evaluator` keeps them for any batch).
 """
 
 import functools
+import threading
 from typing import NamedTuple
 
 import numpy as np
+from numba.core import types
+from numba.experimental import structref
 
 from discrete_robot.errors import ModelError
 from discrete_robot.geometry3d import cross_into, mat_mul, mat_t_vec, mat_vec, rotation_into
@@ -135,15 +142,13 @@ def _identity(out):
 
 
 @njit
-def _link_frames(model, data, q):
-    """Link rotations R (``data.oRi``) and origins p (``oPi``), CoMs c (``link_com``), each link's reference pose
-    (ref_R, ref_p: its arm's first link in the world) and each DOF's axis and a point on it (``dof_axis``,
-    ``dof_point``), all in the reference frames, for one configuration q."""
-    links, joint_rotation, joint_origin, com = model.links, model.joint_rotation, model.joint_origin, model.com
-    prismatic, axes = model.prismatic, model.axes
-    R, p, c, axis, point = data.oRi, data.oPi, data.link_com, data.dof_axis, data.dof_point
-    ref_R, ref_p = data.reference_rotation, data.reference_origin
-    scratch, vectors = data.matrix_scratch, data.vector_scratch
+def _link_frames(links, joint_rotation, joint_origin, com, prismatic, axes, q, R, p, c, ref_R, ref_p, axis, point,
+                 scratch, vectors):
+    """Link rotations R and origins p, CoMs c, each link's reference pose (ref_R, ref_p: its arm's first link in
+    the world) and each DOF's axis and a point on it, all in the reference frames, for one configuration q.
+    ``scratch`` (4, 3, 3) and ``vectors`` (2, 3): workspace. (Called once per configuration: it takes the arrays,
+    as the other per-configuration helpers do, rather than the whole Model and Data, which numba passes field by
+    field.)"""
     local_R, turn, product, later = scratch[0], scratch[1], scratch[2], scratch[3]
     local_p, v = vectors[0], vectors[1]
     for i in range(links.shape[0]):
@@ -232,14 +237,11 @@ def _apply_inertia(m, h, J, xi, out):
 
 
 @njit
-def _composite_about_com(model, data):
-    """Each subtree's CoM c̄ = h / m^c (its own link's CoM when massless) into ``data.composite_com`` (L, 3) and
-    its rotational inertia about c̄ into ``composite_inertia`` (L, 3, 3): Ic_i = R_i I_i R_iᵀ + m_i S(c_i − c̄_i)
-    + Σ_children [Ic_ch + m^c_ch S(c̄_ch − c̄_i)] with S(d) = |d|² E − d dᵀ (parallel axes), so every term is of
-    the subtree's own size, from the composites' masses m^c and first moments h."""
-    links, mass, inertia = model.links, model.mass, model.inertia
-    R, c, mc, h = data.oRi, data.link_com, data.composite_mass, data.composite_moment
-    cbar, Ic, vectors = data.composite_com, data.composite_inertia, data.vector_scratch
+def _composite_about_com(links, mass, inertia, R, c, mc, h, cbar, Ic, vectors):
+    """Each subtree's CoM c̄ = h / m^c (its own link's CoM when massless) into ``cbar`` (L, 3) and its rotational
+    inertia about c̄ into ``Ic`` (L, 3, 3): Ic_i = R_i I_i R_iᵀ + m_i S(c_i − c̄_i) + Σ_children [Ic_ch
+    + m^c_ch S(c̄_ch − c̄_i)] with S(d) = |d|² E − d dᵀ (parallel axes), so every term is of the subtree's own
+    size. ``mc``, ``h``: the composites' masses and first moments; ``vectors`` (2, 3): workspace."""
     L = links.shape[0]
     d = vectors[0]
     for i in range(L):
@@ -260,13 +262,10 @@ def _composite_about_com(model, data):
 
 
 @njit
-def _mass_matrix(model, data, out):
+def _mass_matrix(prismatic, axis, point, before_eq, dof_link, mc, cbar, Ic, out):
     """a (n, n) into ``out``: a_lo,hi = m v_lo(c̄)·v_hi(c̄) + ω_loᵀ I ω_hi for DOF lo before-or-equal DOF hi, with
     (m, c̄, I about c̄) the composite of hi's link and v_k(x) = z_k × (x − o_k) (revolute; z_k, ω_k = 0 when
     prismatic) the velocity of the point x under DOF k's unit rate; 0 for DOFs on different branches."""
-    prismatic, before_eq, dof_link = model.prismatic, model.before_eq, model.dof_link
-    axis, point, mc, cbar, Ic = data.dof_axis, data.dof_point, data.composite_mass, data.composite_com, \
-        data.composite_inertia
     n = out.shape[0]
     out[...] = 0.0
     for hi in range(n):
@@ -333,9 +332,12 @@ def rigid_body_terms(model, data, q, derivatives, only=-1):
     axis, point, xi = data.dof_axis, data.dof_point, data.twist
     mc, h, J = data.composite_mass, data.composite_moment, data.composite_origin_inertia
     GX, A, g = data.inertia_twist, data.twist_bracket, data.local_gravity
+    p, cbar, Ic = data.oPi, data.composite_com, data.composite_inertia
+    scratch, vectors = data.matrix_scratch, data.vector_scratch
     L, n = links.shape[0], q.shape[1]
     for batch in range(q.shape[0]):
-        _link_frames(model, data, q[batch])
+        _link_frames(links, model.joint_rotation, model.joint_origin, model.com, prismatic, model.axes, q[batch], R,
+                     p, c, ref_R, ref_p, axis, point, scratch, vectors)
         energy = 0.0
         for i in range(L):
             mc[i] = mass[i]
@@ -356,8 +358,8 @@ def rigid_body_terms(model, data, q, derivatives, only=-1):
                         for y in range(3):
                             J[parent, x, y] += J[i, x, y]
         if only < 0:                            # the mass matrix (not needed for one derivative row)
-            _composite_about_com(model, data)
-            _mass_matrix(model, data, M[batch])
+            _composite_about_com(links, mass, inertia, R, c, mc, h, cbar, Ic, vectors)
+            _mass_matrix(prismatic, axis, point, before_eq, dof_link, mc, cbar, Ic, M[batch])
         if not derivatives:
             continue
         for k in range(n):
@@ -391,14 +393,62 @@ def rigid_body_terms(model, data, q, derivatives, only=-1):
                     dM[batch, k, b, a] = value
 
 
-def evaluate(model: Model, q: np.ndarray, derivatives: bool) -> tuple[np.ndarray, ...]:
-    """(a, V) or (a, V, ∂a/∂q, ∂V/∂q) at q (..., n): shapes (..., n, n), (...), (..., n, n, n), (..., n)."""
-    q = np.asarray(q, dtype=float)
-    batch, n = q.shape[:-1], q.shape[-1]
-    flat = np.ascontiguousarray(q.reshape(-1, n))
-    data = create_data(model, flat.shape[0], derivatives)
-    rigid_body_terms(model, data, flat, derivatives)
-    values = (data.M.reshape(batch + (n, n)), data.potential_energy.reshape(batch))
-    if derivatives:
-        values += (data.dM.reshape(batch + (n, n, n)), data.g.reshape(batch + (n,)))
-    return values
+@structref.register
+class _BindingType(types.StructRef):
+    def preprocess_fields(self, fields):
+        return tuple((name, types.unliteral(kind)) for name, kind in fields)
+
+
+class Binding(structref.StructRefProxy):
+    """A Model and its Data (of any compiled capability) as one numba object, ``Binding(model, data)``: typed once,
+    where the NamedTuples are typed field by field at every call (module docstring). The ``bound_*`` kernels take
+    it; its arrays are ``data``'s, so results are read from ``data``."""
+
+
+structref.define_proxy(Binding, _BindingType, ["model", "data"])
+
+
+@njit
+def bound_rigid_body_terms(binding, q, derivatives):
+    """:func:`rigid_body_terms` of a :class:`Binding`."""
+    rigid_body_terms(binding.model, binding.data, q, derivatives)
+
+
+class Evaluator:
+    """:func:`rigid_body_terms` from Python for configurations q (..., n): a Data and its Binding kept per batch
+    size (the last ``kept`` ones) and per thread (the kernels release the GIL), the results copied out."""
+
+    def __init__(self, model: Model, kept: int = 8):
+        self.model = model
+        self.kept = kept
+        self._local = threading.local()
+
+    def __getstate__(self):
+        return {"model": self.model, "kept": self.kept}      # the thread's Data and Bindings are not pickled
+
+    def __setstate__(self, state):
+        self.__init__(state["model"], state["kept"])
+
+    def _binding(self, batch: int, derivatives: bool) -> tuple[Data, Binding]:
+        kept = getattr(self._local, "kept", None)
+        if kept is None:
+            kept = self._local.kept = {}
+        entry = kept.get((batch, derivatives))
+        if entry is None:
+            if len(kept) >= self.kept:
+                kept.pop(next(iter(kept)))
+            data = create_data(self.model, batch, derivatives)
+            entry = kept[batch, derivatives] = (data, Binding(self.model, data))
+        return entry
+
+    def __call__(self, q: np.ndarray, derivatives: bool) -> tuple[np.ndarray, ...]:
+        """(a, V) or (a, V, ∂a/∂q, ∂V/∂q) at q (..., n): shapes (..., n, n), (...), (..., n, n, n), (..., n)."""
+        q = np.asarray(q, dtype=float)
+        batch, n = q.shape[:-1], q.shape[-1]
+        flat = np.ascontiguousarray(q.reshape(-1, n))
+        data, binding = self._binding(flat.shape[0], bool(derivatives))
+        bound_rigid_body_terms(binding, flat, derivatives)
+        values = (data.M.reshape(batch + (n, n)).copy(), data.potential_energy.reshape(batch).copy())
+        if derivatives:
+            values += (data.dM.reshape(batch + (n, n, n)).copy(), data.g.reshape(batch + (n,)).copy())
+        return values

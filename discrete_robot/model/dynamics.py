@@ -45,6 +45,7 @@ class RigidBodySystem:
         #: the model as flat arrays for the compiled kernels; None with mimic joints, whose projection the
         #: discrete model's compiled step does not apply (it then runs its Python loop on this system)
         self.compiled = compiled.compile_model(model) if self._expanded is None else None
+        self._evaluate = None if self.compiled is None else compiled.Evaluator(self.compiled)
         #: (n,) bool: the DOFs whose coordinate is a rotation angle (revolute, universal, spherical), on which a(q)
         #: and V(q) depend 2π-periodically
         self.periodic = ~self.tree.prismatic
@@ -70,7 +71,7 @@ class RigidBodySystem:
         q = self._q(q)
         if self._expanded is not None:
             return mimic.project_terms(self._S, self._expanded.evaluate(q @ self._S.T + self._c, derivatives))
-        return compiled.evaluate(self.compiled, q, derivatives)
+        return self._evaluate(q, derivatives)
 
     def mass_matrix(self, q) -> np.ndarray:
         """a(q) = Σ_i Jᵀ diag(m_i E, I_i) J, shape (..., n, n), kg m² (kg for prismatic DOFs)."""

@@ -55,12 +55,12 @@ import numpy as np
 from discrete_robot import budget
 from discrete_robot.discrete import compiled
 from discrete_robot.discrete.dynamic_model import DiscreteDynamicModel
-from discrete_robot.discrete.newton import left_hand_sides
 from discrete_robot.errors import InputError
+from discrete_robot.model.compiled import Binding
 from discrete_robot.planning import dmoc_compiled
 from discrete_robot.planning.continuous_replay import replay_arm
 from discrete_robot.planning.dmoc import smooth_positions, time_grid, validated_endpoints
-from discrete_robot.planning.dmoc_compiled import LONG_EDGE, step_jacobians
+from discrete_robot.planning.dmoc_compiled import LONG_EDGE, bound_step_jacobians
 from discrete_robot.planning.sqp import OptimalControlSolution, SqpOutcome
 
 LOGGER = logging.getLogger(__name__)
@@ -163,10 +163,10 @@ class DmocProblem:
         self.n = system.dof
         self.steps, self.h = time_grid(duration, h)
         self.layout = Transcription(self.n, self.steps)
-        #: the discrete model's compiled Model, the Data its step kernels and the Jacobian kernel's Data
+        #: the discrete model's compiled Model, bound to the Data of its step kernels and of the Jacobian kernel
         self.model = discrete.compiled
-        self.step_data = compiled.create_data(self.model)
-        self.data = dmoc_compiled.create_data(self.model)
+        self._steps = Binding(self.model, compiled.create_data(self.model))
+        self._jacobians = Binding(self.model, dmoc_compiled.create_data(self.model))
         self._dt = np.full(self.steps, self.h)
         self._lhs = np.empty((self.steps, self.n))
         self._jacobian = np.empty((self.steps, self.n, 4 * self.n))
@@ -212,9 +212,9 @@ class DmocProblem:
         q, qd, _ = self.layout.split(x)
         states = [np.ascontiguousarray(v) for v in (q[:-1], qd[:-1], q[1:], qd[1:])]
         if jacobian:
-            step_jacobians(self.model, self.data, *states, self._dt, LONG_EDGE, self._lhs, self._jacobian)
+            bound_step_jacobians(self._jacobians, *states, self._dt, LONG_EDGE, self._lhs, self._jacobian)
         else:
-            left_hand_sides(self.model, self.step_data, *states, self._dt, self._lhs)
+            compiled.bound_left_hand_sides(self._steps, *states, self._dt, self._lhs)
         return q, qd
 
     def constraints(self, x: np.ndarray) -> np.ndarray:
@@ -269,7 +269,7 @@ class DmocProblem:
     def _step_jacobians(self, states: np.ndarray) -> np.ndarray:
         n = self.n
         columns = [np.ascontiguousarray(states[:, i * n:(i + 1) * n]) for i in range(4)]
-        step_jacobians(self.model, self.data, *columns, self._dt, LONG_EDGE, self._lhs, self._jacobian)
+        bound_step_jacobians(self._jacobians, *columns, self._dt, LONG_EDGE, self._lhs, self._jacobian)
         return self._jacobian.copy()
 
     def guess(self, kind: str, limits=None) -> np.ndarray:
