@@ -148,12 +148,8 @@ class SpaceRobotNode(SimulatorNode):
     # ------------------------------------------------------------------------------------------ the world
 
     @property
-    def world_time(self) -> float:
-        return self.simulator.time
-
-    @world_time.setter
-    def world_time(self, seconds: float) -> None:
-        self.simulator.time = seconds
+    def world(self) -> Simulator:
+        return self.simulator
 
     def advance_world(self, steps: int) -> None:
         controlled = self.arm_controllers.torques(self.simulator, self.torques)
