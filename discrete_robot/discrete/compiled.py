@@ -248,9 +248,11 @@ def step_terms(model, data, q0, qd0, q1, qd1, dt, jacobian):
             J[r, k] = value
 
 
-@overload(newton.equations)
+@overload(newton.equations, inline="always")
 def _equations_compiled(model, data, q0, qd0, q1, qd1, dt, jacobian):
-    """In compiled code, :func:`.newton.equations` is :func:`step_terms` (its model is the compiled :class:`Model`)."""
+    """In compiled code, :func:`.newton.equations` is :func:`step_terms` (its model is the compiled :class:`Model`);
+    inlined: numba passes the Model and Data field by field (each array's reference count taken and given back) at
+    every call, and this one is per Newton iteration (1.4 µs of the planar arm's 15 µs step)."""
 
     def implementation(model, data, q0, qd0, q1, qd1, dt, jacobian):
         step_terms(model, data, q0, qd0, q1, qd1, dt, jacobian)
