@@ -125,7 +125,9 @@ def _mean_difference(position, values, r, out):
         out += (values[path, m + 1] - values[path, m]) / P
 
 
-@njit
+# inlined into the Newton loop (numba IR): a call passed the step Data's ~80 arrays field by field, and the 1 kHz
+# step of planar_2link took 13.6-13.8 µs, inlined 12.3-12.6 µs (the positional layout before: 11.4-11.8 µs)
+@njit(inline="always")
 def step_terms(model, data, q0, qd0, q1, qd1, dt, jacobian):
     """The discrete equations at the candidate state (q1, q̇1) of the step from (q0, q̇0), into ``data``:
 
