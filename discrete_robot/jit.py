@@ -15,7 +15,7 @@ runs :mod:`discrete_robot.warmup`) leaves every kernel compiled.
 
 Inside it, one subdirectory per version of the kernels' sources (a hash of every module
 that imports this one). Numba re-validates a cache entry only against its own source
-file, but a kernel compiled into another module's caller (``newton.newton`` calling
+file, but a kernel compiled into another module's caller (``newton.step`` calling
 ``compiled.step_terms``) is cached with that caller: after an edit of the callee alone,
 numba would go on loading the caller with the old callee inlined. A new hash starts an
 empty cache instead; caches of other versions unused for a week are removed.
@@ -72,6 +72,8 @@ if "NUMBA_CACHE_DIR" not in os.environ:
     os.environ["NUMBA_CACHE_DIR"] = str(versioned_cache_dir(cache_dir()))
 
 import numba  # noqa: E402  (after NUMBA_CACHE_DIR: numba reads its configuration at import)
+from numba.core import types  # noqa: E402
+from numba.experimental import structref  # noqa: E402
 from numba.extending import overload  # noqa: E402, F401  (re-exported: the compiled form of a Python function)
 
 
@@ -85,3 +87,21 @@ def njit(function=None, **options):
     if function is None:
         return numba.njit(**options)
     return numba.njit(**options)(function)
+
+
+@structref.register
+class _BindingType(types.StructRef):
+    def preprocess_fields(self, fields):
+        return tuple((name, types.unliteral(kind)) for name, kind in fields)
+
+
+class Binding(structref.StructRefProxy):
+    """A compiled capability's Model and its Data as one numba object, ``Binding(model, data)``, for the calls from
+    Python into kernels (each module's ``bound_*`` functions take it).
+
+    numba types a NamedTuple argument field by field at every call from Python (about 1 µs per array it holds; a
+    plain array takes its C fast path), and a Model/Data pair holds tens of arrays; a structref is typed once.
+    Its arrays are ``data``'s, so results are read from the Python ``data``."""
+
+
+structref.define_proxy(Binding, _BindingType, ["model", "data"])

@@ -19,7 +19,7 @@ one Data per thread), and :func:`step` solves one step into ``data.q`` and ``dat
     status, iterations, residual, update = step(model, data, q0, v0, tau, 1e-3, v0)   # data.q, data.v
 
 From Python, a NamedTuple argument costs numba ~1 µs per array it holds to type at every call (a plain array
-takes its fast path): the 1 kHz callers pass a :class:`~discrete_robot.model.compiled.Binding` of the two instead
+takes its fast path): the 1 kHz callers pass a :class:`~discrete_robot.jit.Binding` of the two instead
 (:func:`bound_step`, :func:`bound_held_steps`, :func:`bound_left_hand_sides`), one argument typed once."""
 
 from typing import NamedTuple
@@ -29,9 +29,9 @@ import numpy as np
 from discrete_robot.discrete import newton
 from discrete_robot.discrete.newton import Data, held_steps, left_hand_sides, step
 from discrete_robot.discrete.partial_difference import GAUSS_NODES, GAUSS_WEIGHTS, SMALL_STEP
-from discrete_robot.jit import njit, overload
+from discrete_robot.jit import Binding, njit, overload
 from discrete_robot.model import compiled as arm_compiled
-from discrete_robot.model.compiled import Binding, rigid_body_terms
+from discrete_robot.model.compiled import rigid_body_terms
 
 __all__ = ["Binding", "Data", "Model", "Workspace", "bound_held_steps", "bound_left_hand_sides", "bound_step",
            "compile_model", "create_data", "held_steps", "left_hand_sides", "step", "step_terms"]

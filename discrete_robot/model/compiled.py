@@ -43,12 +43,10 @@ import threading
 from typing import NamedTuple
 
 import numpy as np
-from numba.core import types
-from numba.experimental import structref
 
 from discrete_robot.errors import ModelError
 from discrete_robot.geometry3d import cross_into, mat_mul, mat_t_vec, mat_vec, rotation_into
-from discrete_robot.jit import njit
+from discrete_robot.jit import Binding, njit
 from discrete_robot.model.description import RobotModel
 from discrete_robot.model.kinematics import kinematic_tree
 
@@ -391,21 +389,6 @@ def rigid_body_terms(model, data, q, derivatives, only=-1):
                         value = 0.0       # k on another branch below lo
                     dM[batch, k, a, b] = value
                     dM[batch, k, b, a] = value
-
-
-@structref.register
-class _BindingType(types.StructRef):
-    def preprocess_fields(self, fields):
-        return tuple((name, types.unliteral(kind)) for name, kind in fields)
-
-
-class Binding(structref.StructRefProxy):
-    """A Model and its Data (of any compiled capability) as one numba object, ``Binding(model, data)``: typed once,
-    where the NamedTuples are typed field by field at every call (module docstring). The ``bound_*`` kernels take
-    it; its arrays are ``data``'s, so results are read from ``data``."""
-
-
-structref.define_proxy(Binding, _BindingType, ["model", "data"])
 
 
 @njit

@@ -56,7 +56,7 @@ from discrete_robot import budget
 from discrete_robot.discrete import compiled
 from discrete_robot.discrete.dynamic_model import DiscreteDynamicModel
 from discrete_robot.errors import InputError
-from discrete_robot.model.compiled import Binding
+from discrete_robot.jit import Binding
 from discrete_robot.planning import dmoc_compiled
 from discrete_robot.planning.continuous_replay import replay_arm
 from discrete_robot.planning.dmoc import smooth_positions, time_grid, validated_endpoints

@@ -62,8 +62,6 @@ import weakref
 from typing import NamedTuple
 
 import numpy as np
-from numba.core import types
-from numba.experimental import structref
 
 from discrete_robot.errors import ConvergenceError, ModelError
 from discrete_robot.geometry3d import (
@@ -77,7 +75,7 @@ from discrete_robot.geometry3d import (
     quaternion_to_matrix,
     rotation_into,
 )
-from discrete_robot.jit import njit
+from discrete_robot.jit import Binding, njit
 from discrete_robot.linalg import cholesky_solve
 from discrete_robot.space.loads import LoadFrame
 from discrete_robot.space.robot import SpaceRobot
@@ -209,21 +207,6 @@ def create_data(model: Model) -> Data:
         carried_vector=np.zeros(3), moved_vector=np.zeros(3), coupling=np.zeros((6, 3)),
         spatial_product=np.zeros((6, 6)), joint_map_rate=np.zeros((6, 6)), schur=np.zeros((6, 6)),
         base_solution=np.zeros((6, 1)), arm_block=np.zeros((widest, widest)), arm_solutions=np.zeros((arms, widest, 7)))
-
-
-@structref.register
-class _BindingType(types.StructRef):
-    def preprocess_fields(self, fields):
-        return tuple((name, types.unliteral(kind)) for name, kind in fields)
-
-
-class Binding(structref.StructRefProxy):
-    """A model and its data as one numba object, ``Binding(model, data)`` (this module's :class:`Model` with its
-    :class:`Data` or a :class:`.rkmk4.Data`): from Python a NamedTuple argument costs numba ~1 µs per array to
-    type at every call, a Binding is typed once. The arrays are shared: results are read from the Python data."""
-
-
-structref.define_proxy(Binding, _BindingType, ["model", "data"])
 
 
 def pack_loads(robot: SpaceRobot, loads) -> tuple:

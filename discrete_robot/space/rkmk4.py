@@ -233,7 +233,7 @@ def rkmk4_steps(model, data, y, base_q, joint_q, torques, load_bodies, load_vect
 
 @njit
 def bound_derivative(binding, y, base_q, joint_q, torques, load_bodies, load_vectors, load_in_body, out):
-    """:func:`derivative` of a :class:`.kernels.Binding` of a model and this module's :class:`Data`."""
+    """:func:`derivative` of a :class:`~discrete_robot.jit.Binding` of a model and this module's :class:`Data`."""
     return derivative(binding.model, binding.data, y, base_q, joint_q, torques, load_bodies, load_vectors,
                       load_in_body, out)
 
@@ -241,7 +241,7 @@ def bound_derivative(binding, y, base_q, joint_q, torques, load_bodies, load_vec
 @njit
 def bound_rkmk4_step(binding, y, base_q, joint_q, torques, load_bodies, load_vectors, load_in_body, dt, y_out,
                      base_out, joints_out):
-    """:func:`rkmk4_step` of a :class:`.kernels.Binding`."""
+    """:func:`rkmk4_step` of a :class:`~discrete_robot.jit.Binding`."""
     return rkmk4_step(binding.model, binding.data, y, base_q, joint_q, torques, load_bodies, load_vectors,
                       load_in_body, dt, y_out, base_out, joints_out)
 
@@ -249,6 +249,6 @@ def bound_rkmk4_step(binding, y, base_q, joint_q, torques, load_bodies, load_vec
 @njit
 def bound_rkmk4_steps(binding, y, base_q, joint_q, torques, load_bodies, load_vectors, load_in_body, dt, count,
                       y_out, base_out, joints_out):
-    """:func:`rkmk4_steps` of a :class:`.kernels.Binding`."""
+    """:func:`rkmk4_steps` of a :class:`~discrete_robot.jit.Binding`."""
     return rkmk4_steps(binding.model, binding.data, y, base_q, joint_q, torques, load_bodies, load_vectors,
                        load_in_body, dt, count, y_out, base_out, joints_out)
