@@ -39,11 +39,13 @@ flock 9
 reqs=(requirements.txt)
 [ -z "${ROS_DISTRO:-}" ] && reqs+=(requirements-ros.txt)
 h=$(hash_of "${reqs[@]}"; echo "${ROS_DISTRO:-wheels}")
+requirements_pending=
 if ! up_to_date requirements "$h"; then
   echo "setup: installing ${reqs[*]}"
   "$VPY" -m pip install -q --upgrade pip
-  for r in "${reqs[@]}"; do "$VPY" -m pip install -q -r "$r"; done
-  mark requirements "$h"
+  # the kernels' own libraries first (their pins from requirements.txt): step 4 compiles while the rest installs
+  "$VPY" -m pip install -q $(grep -iE '^(numpy|scipy|numba|transforms3d|pyyaml)([<>=!~ ]|$)' requirements.txt)
+  requirements_pending=1
 fi
 
 export AMENT_PREFIX_PATH="$VENV${AMENT_PREFIX_PATH:+:$AMENT_PREFIX_PATH}"
@@ -51,7 +53,8 @@ export CMAKE_PREFIX_PATH="$VENV${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}"
 
 # 4. Compile the numba kernels into the user cache (discrete_robot/jit.py says where), so the first node start
 #    or CLI call loads compiled code; re-run only when a source file changed. They need the Python libraries
-#    only, so they compile (in parallel processes, discrete_robot/warmup.py) while steps 2 and 3 build the
+#    only, so they compile (in parallel processes, discrete_robot/warmup.py) while pip installs the rest of step 1
+#    and steps 2 and 3 build the
 #    interfaces and install the package; step 4 below waits for them.
 warmup_pid=
 warmup_hash=$(hash_of $(find discrete_robot -name '*.py' | sort); echo "${NUMBA_CACHE_DIR:-}${DISCRETE_ROBOT_CACHE_DIR:-}")
@@ -59,6 +62,10 @@ if ! up_to_date warmup "$warmup_hash"; then
   echo "setup: compiling kernels"
   "$VPY" -m discrete_robot.warmup &
   warmup_pid=$!
+fi
+if [ -n "$requirements_pending" ]; then
+  for r in "${reqs[@]}"; do "$VPY" -m pip install -q -r "$r"; done
+  mark requirements "$h"
 fi
 
 # 2. Interface packages, built with cmake into the venv prefix: the standard ones the distribution
@@ -123,6 +130,8 @@ for item in package.xml launch config urdf rviz; do ln -sfn "$ROOT/$item" "$shar
 
 # 4. (started above, beside steps 2 and 3) The kernels are compiled: wait for them, and fail as they failed.
 if [ -n "$warmup_pid" ]; then
-  wait "$warmup_pid"
+  # a group that imports a library of the rest (the planner's casadi) before pip had installed it fails: its
+  # kernels are compiled once more now that every library is there (the others load from the cache)
+  wait "$warmup_pid" || "$VPY" -m discrete_robot.warmup
   mark warmup "$warmup_hash"
 fi
