@@ -19,6 +19,7 @@ import time
 import numpy as np
 import pinocchio as pin
 
+from discrete_robot.jit import bind
 from discrete_robot.model.description import load_model, model_from_dict, package_config_path
 from discrete_robot.space import kernels, newton_euler
 from discrete_robot.space.generated import multi_arm_model_data
@@ -78,7 +79,7 @@ def forward_dynamics_call(robot: SpaceRobot, state, torques) -> tuple:
     and data bound once; the data it writes)."""
     model = kernels.compile_model(robot)
     data = kernels.create_data(model)
-    binding = kernels.Binding(model, data)
+    binding = bind(model, data)
     args = (state.base_orientation, state.joint_orientations.reshape(-1, 4), state.joint_angles, state.base_position,
             state.quasi_velocities, torques, *kernels.pack_loads(robot, ()))
     return (lambda: kernels.bound_forward_dynamics(binding, *args)), data

@@ -105,3 +105,11 @@ class Binding(structref.StructRefProxy):
 
 
 structref.define_proxy(Binding, _BindingType, ["model", "data"])
+
+
+@njit
+def bind(model, data):
+    """``Binding(model, data)`` built by a compiled function, cached on disk like every kernel: the proxy class's
+    own constructor is compiled anew in every process (1-2 s per Model/Data pair, uninterruptible: a node's start-up
+    and its Ctrl-C during a first plan waited on it)."""
+    return Binding(model, data)

@@ -55,6 +55,7 @@ from discrete_robot.discrete import compiled, newton
 from discrete_robot.discrete.dissipation import Dissipation
 from discrete_robot.discrete.partial_difference import SMALL_STEP, DifferencePaths, PathOperator, quotients
 from discrete_robot.errors import ConvergenceError, InputError
+from discrete_robot.jit import bind
 from discrete_robot.model import compiled as arm_compiled
 from discrete_robot.model.lagrangian import LagrangianSystem, accelerations
 from discrete_robot.validation import positive_step
@@ -189,7 +190,7 @@ class DiscreteDynamicModel:
         if entries is None:
             if self.compiled is not None:
                 data = compiled.create_data(self.compiled)
-                binding = compiled.Binding(self.compiled, data)
+                binding = bind(self.compiled, data)
                 entries = (data, functools.partial(compiled.bound_step, binding),
                            functools.partial(compiled.bound_held_steps, binding),
                            functools.partial(compiled.bound_left_hand_sides, binding))

@@ -46,7 +46,7 @@ import numpy as np
 
 from discrete_robot.errors import ModelError
 from discrete_robot.geometry3d import cross_into, mat_mul, mat_t_vec, mat_vec, rotation_into
-from discrete_robot.jit import Binding, njit
+from discrete_robot.jit import Binding, bind, njit
 from discrete_robot.model.description import RobotModel
 from discrete_robot.model.kinematics import kinematic_tree
 
@@ -421,7 +421,7 @@ class Evaluator:
             if len(kept) >= self.kept:
                 kept.pop(next(iter(kept)))
             data = create_data(self.model, batch, derivatives)
-            entry = kept[batch, derivatives] = (data, Binding(self.model, data))
+            entry = kept[batch, derivatives] = (data, bind(self.model, data))
         return entry
 
     def __call__(self, q: np.ndarray, derivatives: bool) -> tuple[np.ndarray, ...]:

@@ -56,7 +56,7 @@ from discrete_robot import budget
 from discrete_robot.discrete import compiled
 from discrete_robot.discrete.dynamic_model import DiscreteDynamicModel
 from discrete_robot.errors import InputError
-from discrete_robot.jit import Binding
+from discrete_robot.jit import bind
 from discrete_robot.planning import dmoc_compiled
 from discrete_robot.planning.continuous_replay import replay_arm
 from discrete_robot.planning.dmoc import smooth_positions, time_grid, validated_endpoints
@@ -165,8 +165,8 @@ class DmocProblem:
         self.layout = Transcription(self.n, self.steps)
         #: the discrete model's compiled Model, bound to the Data of its step kernels and of the Jacobian kernel
         self.model = discrete.compiled
-        self._steps = Binding(self.model, compiled.create_data(self.model))
-        self._jacobians = Binding(self.model, dmoc_compiled.create_data(self.model))
+        self._steps = bind(self.model, compiled.create_data(self.model))
+        self._jacobians = bind(self.model, dmoc_compiled.create_data(self.model))
         self._dt = np.full(self.steps, self.h)
         self._lhs = np.empty((self.steps, self.n))
         self._jacobian = np.empty((self.steps, self.n, 4 * self.n))

@@ -75,7 +75,7 @@ from discrete_robot.geometry3d import (
     quaternion_to_matrix,
     rotation_into,
 )
-from discrete_robot.jit import Binding, njit
+from discrete_robot.jit import Binding, bind, njit
 from discrete_robot.linalg import cholesky_solve
 from discrete_robot.space.loads import LoadFrame
 from discrete_robot.space.robot import SpaceRobot
@@ -741,5 +741,5 @@ def shared(robot: SpaceRobot) -> tuple[Model, Data, Binding]:
     if robot not in _SHARED:
         model = compile_model(robot)
         data = create_data(model)
-        _SHARED[robot] = (model, data, Binding(model, data))
+        _SHARED[robot] = (model, data, bind(model, data))
     return _SHARED[robot]

@@ -26,6 +26,7 @@ import numpy as np
 
 from discrete_robot.errors import ConvergenceError, InputError
 from discrete_robot.geometry3d import matrix_to_quaternion
+from discrete_robot.jit import bind
 from discrete_robot.space import kernels, rkmk4
 from discrete_robot.space.loads import validate_joint_torques, validate_loads
 from discrete_robot.space.recursive import MomentumReport, momentum_report
@@ -70,7 +71,7 @@ class Simulator:
         self.time = 0.0
         self._model = kernels.compile_model(robot)
         self._data = rkmk4.create_data(self._model)
-        self._binding = kernels.Binding(self._model, self._data)
+        self._binding = bind(self._model, self._data)
         self._substep = np.inf  # the last sub-step that succeeded; the next step starts from twice it
         self.set_loads(loads, joint_torques)
         self._base_quaternion = state.base_orientation / np.linalg.norm(state.base_orientation)
