@@ -39,7 +39,7 @@ from discrete_robot.nodes.common import LATCHED_QOS, duration_seconds, seconds_t
 from discrete_robot.plotting import new_figure, save_figure
 from discrete_robot.ros.push_experiment import push_to_pose
 from discrete_robot.ros.recorder import McapRecorder
-from discrete_robot.ros.session import RosSession
+from discrete_robot.ros.session import RosSession, stamp_seconds
 
 logger = logging.getLogger(__name__)
 
@@ -63,10 +63,6 @@ def _point(positions, seconds: float = 0.0) -> JointTrajectoryPoint:
     sec, nanosec = seconds_to_duration_fields(seconds)
     return JointTrajectoryPoint(positions=[float(p) for p in positions],
                                 time_from_start=Duration(sec=sec, nanosec=nanosec))
-
-
-def _stamp(msg) -> float:
-    return msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
 
 
 def _spin_with_progress(session: RosSession, progress: tqdm, seconds: float) -> None:
@@ -115,12 +111,12 @@ def plan_execute(session: RosSession, output_dir: Path, progress: tqdm) -> dict:
     if not response.success:
         raise ExperimentError(f"plan_trajectory failed: {response.message}")
     progress.update(int(response.duration))
-    t0 = _stamp(response.trajectory)  # when execution began, simulated time
+    t0 = stamp_seconds(response.trajectory)  # when execution began, simulated time
     plan = response.trajectory
     plan_t = np.array([duration_seconds(p.time_from_start) for p in plan.points])
     plan_q = np.array([p.positions for p in plan.points])
     plan_tau = np.array([p.effort for p in plan.points])
-    t = np.array([_stamp(s) for s in states])
+    t = np.array([stamp_seconds(s) for s in states])
     q = np.array([s.position for s in states])
     final_error = np.abs(q[-1] - np.array(PLAN_GOAL))
     during = (t >= t0) & (t <= t0 + plan_t[-1])
@@ -189,14 +185,14 @@ def space(session: RosSession, output_dir: Path, progress: tqdm, seconds: float 
 
     def on_momentum(msg):       # no header: stamped with the base pose of the same tick, published before it
         if poses:
-            momenta.append((_stamp(poses[-1]), list(msg.data)))
+            momenta.append((stamp_seconds(poses[-1]), list(msg.data)))
 
     def on_diagnostics(msg):
         for status in msg.status:
             values = {v.key: v.value for v in status.values}
             drift = [float(values[k]) for k in values if "momentum_drift" in k and k.startswith("linear")]
             if "space_robot" in status.name and drift and poses:
-                drifts.append((_stamp(poses[-1]), drift[0]))
+                drifts.append((stamp_seconds(poses[-1]), drift[0]))
 
     subscriptions = [session.node.create_subscription(PoseStamped, "space_robot/base_pose", poses.append, 10),
                      session.node.create_subscription(JointState, "space_robot/joint_states", joints.append, 10),
@@ -207,12 +203,12 @@ def space(session: RosSession, output_dir: Path, progress: tqdm, seconds: float 
         session.node.destroy_subscription(subscription)
     if not poses:
         raise ExperimentError("no message on space_robot/base_pose")
-    t = np.array([_stamp(p) for p in poses])
+    t = np.array([stamp_seconds(p) for p in poses])
     position = np.array([[p.pose.position.x, p.pose.position.y, p.pose.position.z] for p in poses])
     quaternion = np.array([[p.pose.orientation.w, p.pose.orientation.x, p.pose.orientation.y, p.pose.orientation.z]
                            for p in poses])
     attitude_change = 2 * np.arccos(np.clip(np.abs(quaternion @ quaternion[0]), 0.0, 1.0))
-    joint_series = (np.array([_stamp(m) for m in joints]), np.array([m.position for m in joints]),
+    joint_series = (np.array([stamp_seconds(m) for m in joints]), np.array([m.position for m in joints]),
                     list(joints[0].name)) if joints else None
     plot = save_figure(space_figure(t, position, attitude_change, joint_series, momenta, drifts), output_dir,
                        "space_robot")

@@ -24,7 +24,7 @@ from discrete_robot.geometry2d import yaw_of_quaternion
 from discrete_robot.manipulation.scene import load_scene, scene_path_for
 from discrete_robot.plotting import new_figure, save_figure
 from discrete_robot.pushing.pose import to_world
-from discrete_robot.ros.session import RosSession
+from discrete_robot.ros.session import RosSession, stamp_seconds
 
 ARM_ACTION = "joint_trajectory_controller/follow_joint_trajectory"
 SETTLE_S = 2.0          # s the arm takes to its ready configuration
@@ -34,10 +34,6 @@ OUTLINES = 12           # object outlines drawn along the executed path
 
 class PushExperimentError(DiscreteRobotError):
     """The nodes refused or failed the push-to-pose experiment."""
-
-
-def _stamp(msg) -> float:
-    return msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
 
 
 def _yaw(pose) -> float:
@@ -83,16 +79,16 @@ def push_to_pose(session: RosSession, output_dir: Path, progress: tqdm, model_na
     for subscription in subscriptions:
         session.node.destroy_subscription(subscription)
     progress.update(1)
-    t0 = _stamp(objects[0]) if objects else 0.0
+    t0 = stamp_seconds(objects[0]) if objects else 0.0
     executed_object = [[m.pose.position.x, m.pose.position.y, _yaw(m.pose)] for m in objects]
     # the node publishes the fingertip with each object pose: pair them by stamp (the nearest, should one drop)
-    finger_t = np.array([_stamp(m) for m in fingers])
-    nearest = [int(np.argmin(np.abs(finger_t - _stamp(m)))) for m in objects] if len(finger_t) else []
+    finger_t = np.array([stamp_seconds(m) for m in fingers])
+    nearest = [int(np.argmin(np.abs(finger_t - stamp_seconds(m)))) for m in objects] if len(finger_t) else []
     planned = [[p.x, p.y, p.theta] for p in result.planned_poses]
     document = {
         "start": executed_object[0] if executed_object else list(scene.start_pose),
         "goal": [float(v) for v in goal],
-        "executed": {"t": [_stamp(m) - t0 for m in objects], "object": executed_object,
+        "executed": {"t": [stamp_seconds(m) - t0 for m in objects], "object": executed_object,
                      "finger": [[fingers[i].point.x, fingers[i].point.y] for i in nearest]},
         "planned": {"object": planned},
         "final_error": {"position_m": result.position_error, "angle_rad": result.angle_error},
@@ -176,7 +172,7 @@ def _joints(output_dir: Path, names: list[str], states: list, t0: float) -> str:
     fig, axes = new_figure(1, 1)
     axis = axes[0] if isinstance(axes, (list, np.ndarray)) else axes
     if states:
-        t = np.array([_stamp(s) for s in states]) - t0
+        t = np.array([stamp_seconds(s) for s in states]) - t0
         q = np.array([s.position for s in states])
         for j, name in enumerate(names):
             axis.plot(t, q[:, j], label=name)

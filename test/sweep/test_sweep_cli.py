@@ -93,7 +93,8 @@ def test_ctrl_c_stops_the_workers_and_keeps_what_is_done(tmp_path):
     summary = json.loads(stdout)
     assert summary["interrupted"] and summary["success"] is False
     kept = pq.read_table(output / "results.parquet").to_pylist()
-    assert 1 <= len(kept) == summary["computed"] <= 4
+    assert len(kept) == summary["computed"]
+    assert 1 <= len(kept) <= 4      # some short cases done, no long one
     assert all(row["status"] == "ok" and row["duration"] == SHORT for row in kept)
     assert not list((output / "parts").glob("*"))
     assert all(row["steps"] == round(SHORT / SWINGS["fixed"]["dt"]) for row in kept)
