@@ -54,6 +54,14 @@ from discrete_robot.validation import finite_scalar, ros_name_problem
 LATCHED_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
 #: joint states, poses, commands: the ROS default (reliable, volatile, depth 10).
 STATE_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.VOLATILE)
+#: a simulator's joint_states, on both ends: a simulator whose tick came late catches up and publishes the states
+#: of the time it missed at once (180 after a tick 1.8 s late on a loaded machine), and a reader that integrates
+#: every state (manipulation_node's object follows every fingertip move) needs them all. With depth 10 the
+#: writer's history no longer held what a busy reader had not yet acknowledged, nor the reader's queue what its
+#: callback had not yet taken: states were lost, the fingertip jumped along the chord of its path, and a
+#: push-to-pose beside the test suite missed its goal by 46 degrees. 1000 states are 10 s at 100 Hz.
+JOINT_STATE_QOS = QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE,
+                             durability=DurabilityPolicy.VOLATILE)
 #: service requests: KEEP_LAST would silently drop a request once a busy service has ``depth`` outstanding (the
 #: default 10: the 11th); KEEP_ALL keeps every request until it is taken, and each is bounded work (see
 #: discrete_robot.budget), so every request is answered, the last after the ones before it.

@@ -53,6 +53,7 @@ from discrete_robot.model.lagrangian import generalized_forces
 from discrete_robot.model.sources import robot_description
 from discrete_robot.model.urdf import fixed_transforms, joint_transforms
 from discrete_robot.nodes.common import (
+    JOINT_STATE_QOS,
     LATCHED_QOS,
     ROBOT_DESCRIPTION,
     STATE_QOS,
@@ -144,7 +145,7 @@ class DiscreteRobotNode(SimulatorNode):
         self.gains = {name: values[name] for name in ("kp", "kd")}
         self.effort = np.zeros(model.dof)
 
-        self.joint_pub = self.create_publisher(JointState, "joint_states", STATE_QOS)
+        self.joint_pub = self.create_publisher(JointState, "joint_states", JOINT_STATE_QOS)
         self.energy_pub = self.create_publisher(Float64, ENERGY_TOPIC, STATE_QOS)
         self.description_pub = self.create_publisher(String, "robot_description", LATCHED_QOS)
         self.description_pub.publish(String(data=robot_description(model)))

@@ -14,7 +14,9 @@ Action
 
 The object follows the real fingertip: every ``joint_states`` message of the arm places the fingertip by
 forward kinematics, and the object moves by the minimum-power model from the fingertip's previous position
-(:class:`discrete_robot.manipulation.chain.PushedObjectState`).
+(:class:`discrete_robot.manipulation.chain.PushedObjectState`). No state is dropped (``JOINT_STATE_QOS``
+on both ends), and a goal's result is taken once the object has followed the states up to the arm's last
+feedback.
 
 Publishes (at ``publish_rate``, stamped with the time of the last joint_states, i.e. simulated time)
 - ``manipulation/object_pose`` (geometry_msgs/PoseStamped, frame ``world``) and the TF frame ``object``;
@@ -61,6 +63,7 @@ from discrete_robot.model.description import package_config_path
 from discrete_robot.model.urdf import WORLD_FRAME
 from discrete_robot.nodes.common import (
     ACTION_QOS,
+    JOINT_STATE_QOS,
     ROBOT_DESCRIPTION,
     STATE_QOS,
     TIP_LINK,
@@ -89,6 +92,9 @@ SERVER_WAIT_S = 2.0
 #: wall-clock seconds a goal waits for the arm's first joint_states: a goal can arrive as soon as the action
 #: server is discovered, before the joint_states subscription is matched
 STATE_WAIT_S = 2.0
+#: m: the executed-path marker gets a point where the object has moved this far from the last one. A point per
+#: joint_states made the marker grow with the motion, and rebuilding it at publish_rate starved the node.
+TRACE_SPACING = 1e-3
 
 PARAMETERS = [
     ParameterSpec("model_file", "", f"arm model (YAML, URDF or xacro) with a fingertip or a tip_link; empty = "
@@ -123,6 +129,11 @@ def _pose2d(pose) -> Pose2D:
     return Pose2D(x=float(pose[0]), y=float(pose[1]), theta=float(pose[2]))
 
 
+def _time(stamp) -> tuple[int, int]:
+    """A builtin_interfaces/Time as (sec, nanosec), which order as the times do."""
+    return stamp.sec, stamp.nanosec
+
+
 def _color(r, g, b, a=1.0) -> ColorRGBA:
     return ColorRGBA(r=float(r), g=float(g), b=float(b), a=float(a))
 
@@ -152,12 +163,14 @@ class ManipulationNode(GuardedNode):
         self.motion: PushMotion | None = None
         self.goal_pose: np.ndarray | None = None
         self.executed: list[np.ndarray] = []
+        self.trace: list[Point] = []     # the executed path's marker points (TRACE_SPACING apart)
+        self.awaited: tuple[tuple[int, int], Future] | None = None    # see states_through
 
         self.pose_pub = self.create_publisher(PoseStamped, "manipulation/object_pose", STATE_QOS)
         self.finger_pub = self.create_publisher(PointStamped, "manipulation/fingertip", STATE_QOS)
         self.tf_pub = self.create_publisher(TFMessage, "/tf", STATE_QOS)
         self.marker_pub = self.create_publisher(MarkerArray, "manipulation/markers", STATE_QOS)
-        self.create_subscription(JointState, "joint_states", self.on_joint_states, STATE_QOS)
+        self.create_subscription(JointState, "joint_states", self.on_joint_states, JOINT_STATE_QOS)
         group = ReentrantCallbackGroup()
         self.arm_action = f"{self.values['controller_name']}/follow_joint_trajectory"
         self.arm_client = ActionClient(self, FollowJointTrajectory, self.arm_action, callback_group=group,
@@ -181,11 +194,31 @@ class ManipulationNode(GuardedNode):
         else:
             self.state.follow(finger)
         if self.motion is not None:
-            self.executed.append(self.state.pose.copy())
+            pose = self.state.pose.copy()
+            self.executed.append(pose)
+            if not self.trace or np.hypot(pose[0] - self.trace[-1].x, pose[1] - self.trace[-1].y) >= TRACE_SPACING:
+                self.trace.append(Point(x=float(pose[0]), y=float(pose[1]), z=self.scene.table.height))
         # q last: a goal, on another thread, takes a known q to mean the object's state exists
         self.stamp, self.q = msg.header.stamp, q
         if not self.first_state.done():
             self.first_state.set_result(True)
+        self._release_awaited()
+
+    def _release_awaited(self) -> None:
+        awaited = self.awaited
+        if awaited is not None and self.stamp is not None and _time(self.stamp) >= awaited[0]:
+            awaited[1].done() or awaited[1].set_result(True)
+
+    async def states_through(self, stamp) -> None:
+        """Wait until the object has followed the arm's joint_states up to ``stamp`` (simulated time, the arm's
+        last feedback), at most execution_timeout wall-clock seconds: a node behind the arm's states would
+        report the object before the last moves of the push."""
+        self.awaited = (_time(stamp), Future())
+        self._release_awaited()
+        try:
+            await self.wall_clock_result(self.awaited[1], self.values["execution_timeout"])
+        finally:
+            self.awaited = None
 
     def publish(self) -> None:
         if self.state is None:
@@ -222,9 +255,9 @@ class ManipulationNode(GuardedNode):
             m.points = [Point(x=float(px), y=float(py), z=z) for px, py in np.vstack([corners, corners[:1]])]
             return m
 
-        def path(ns: str, poses, color) -> Marker:
+        def path(ns: str, points: list[Point], color) -> Marker:
             m = marker(ns, Marker.LINE_STRIP, color)
-            m.points = [Point(x=float(p[0]), y=float(p[1]), z=z) for p in poses]
+            m.points = points
             return m
 
         z = self.scene.table.height
@@ -238,9 +271,10 @@ class ManipulationNode(GuardedNode):
         if self.goal_pose is not None:
             markers.append(outline("manipulation/goal", self.goal_pose, _color(0.1, 0.8, 0.2)))
         if self.motion is not None and len(self.motion.planned_poses) > 1:
-            markers.append(path("manipulation/planned_path", self.motion.planned_poses, _color(0.6, 0.6, 0.6)))
-        if len(self.executed) > 1:
-            markers.append(path("manipulation/executed_path", self.executed, _color(0.2, 0.4, 1.0)))
+            planned = [Point(x=float(p[0]), y=float(p[1]), z=z) for p in self.motion.planned_poses]
+            markers.append(path("manipulation/planned_path", planned, _color(0.6, 0.6, 0.6)))
+        if len(self.trace) > 1:
+            markers.append(path("manipulation/executed_path", list(self.trace), _color(0.2, 0.4, 1.0)))
         return MarkerArray(markers=markers)
 
     # ------------------------------------------------------------------------------------- the action
@@ -263,13 +297,14 @@ class ManipulationNode(GuardedNode):
         if not self.arm_client.wait_for_server(timeout_sec=SERVER_WAIT_S):
             handle.abort()
             return self._failed(result, f"no FollowJointTrajectory server at {self.arm_action}")
-        self.motion, self.executed = motion, []
+        self.motion, self.executed, self.trace = motion, [], []
         feedback = PushObject.Feedback(push_count=len(motion.plan.pushes))
 
-        progress = [0]
+        progress, last_stamp = [0], [None]
 
         def on_arm_feedback(message) -> None:
             progress[0] += 1
+            last_stamp[0] = message.feedback.header.stamp
             elapsed = duration_seconds(message.feedback.actual.time_from_start)
             sample = min(int(np.searchsorted(motion.trajectory.t, elapsed)), len(motion.trajectory.t) - 1)
             feedback.push_index = int(motion.push_index[sample])
@@ -288,6 +323,8 @@ class ManipulationNode(GuardedNode):
             await arm_goal.cancel_goal_async()
             handle.canceled()
             return self._failed(result, "canceled")
+        if last_stamp[0] is not None:
+            await self.states_through(last_stamp[0])
         self._report(result, goal, motion)
         if arm_result is None:
             await arm_goal.cancel_goal_async()

@@ -48,6 +48,7 @@ from discrete_robot.model.description import package_config_path
 from discrete_robot.model.sources import robot_description
 from discrete_robot.model.urdf import WORLD_FRAME, FrameTransform, fixed_transforms, joint_transforms
 from discrete_robot.nodes.common import (
+    JOINT_STATE_QOS,
     LATCHED_QOS,
     ROBOT_DESCRIPTION,
     STATE_QOS,
@@ -107,7 +108,7 @@ class SpaceRobotNode(SimulatorNode):
         self.impulse = np.zeros(6)   # ∫ [ΣF, Σ(x − c) × F + M] dt of the applied loads since start_momentum
         self.arm_controllers = SpaceArmControllers(self, self.robot, values, lambda: self.simulator.sample())
 
-        self.joint_pub = self.create_publisher(JointState, "space_robot/joint_states", STATE_QOS)
+        self.joint_pub = self.create_publisher(JointState, "space_robot/joint_states", JOINT_STATE_QOS)
         self.pose_pub = self.create_publisher(PoseStamped, "space_robot/base_pose", STATE_QOS)
         self.momentum_pub = self.create_publisher(Float64MultiArray, "space_robot/momentum", STATE_QOS)
         description = self.create_publisher(String, "space_robot/robot_description", LATCHED_QOS)

@@ -121,3 +121,57 @@ def test_goals_at_their_start_succeed_at_once_and_a_burst_of_them_is_answered_wh
     assert all(a.status == GoalStatus.STATUS_SUCCEEDED for a in answered)
     ros.node.destroy_timer(timer)
     assert node.alive()
+
+
+def test_a_burst_of_joint_states_moves_the_object_as_each_state_in_turn(ros):
+    """A simulator behind real time publishes its joint_states in bursts. The object must follow every fingertip
+    move in a burst: a dropped state made the fingertip jump along the chord of its path, and a push-to-pose
+    beside the test suite missed its goal by 46 degrees. 400 states sent at once, the fingertip pushing the
+    object 3 cm along a bend: the object ends where the core puts it following them one by one, which is not
+    where the chord from the first to the last state would put it."""
+    from geometry_msgs.msg import PoseStamped
+    from rclpy.qos import QoSProfile, ReliabilityPolicy
+    from sensor_msgs.msg import JointState
+
+    from discrete_robot.manipulation.arm import ArmFinger
+    from discrete_robot.manipulation.chain import PushedObjectState
+    from discrete_robot.manipulation.scene import scene_for
+    from discrete_robot.model.description import load_model, package_config_path
+
+    model = load_model(package_config_path("planar_2link.yaml"))
+    scene = scene_for(model)
+    arm = ArmFinger.in_scene(model, scene)
+    # from the object's +x side (its footprint is 12 cm square), 4 cm towards -x, bending 2 cm towards +y
+    s = np.linspace(0.0, 1.0, 400)[:, None]
+    path = scene.start_pose[:2] + [0.06 + arm.radius + 0.01, 0.0] + s * [-0.04, 0.0] + np.sin(np.pi * s) * [0.0, 0.02]
+    joints = arm.joint_path(path, READY)
+
+    def follow(states):
+        state = PushedObjectState(scene.obj, scene.start_pose, arm.position(states[0]), arm.radius,
+                                  scene.contact_friction)
+        for q in states[1:]:
+            state.follow(arm.position(q))
+        return state.pose
+
+    expected, chord = follow(joints), follow(joints[[0, -1]])
+    assert np.linalg.norm(expected[:2] - chord[:2]) > 5e-3     # the bend matters: 7 mm
+
+    node = ros.start("manipulation_node")
+    publisher = ros.node.create_publisher(JointState, "joint_states",
+                                          QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE))
+    state = JointState(name=["joint1", "joint2"], position=joints[0].tolist())
+    state.header.stamp.sec = 1
+    timer = ros.node.create_timer(0.05, lambda: publisher.publish(state))     # until the node has the arm
+    first = ros.wait_for_message("manipulation/object_pose", PoseStamped, timeout=60.0)
+    ros.node.destroy_timer(timer)
+    assert first.pose.position.x == pytest.approx(scene.start_pose[0])
+    for q in joints[1:]:
+        publisher.publish(JointState(name=state.name, position=q.tolist(), header=state.header))
+    last = JointState(name=state.name, position=joints[-1].tolist())
+    last.header.stamp.sec = 2
+    publisher.publish(last)
+    pose = ros.wait_for_message("manipulation/object_pose", PoseStamped, timeout=60.0,
+                                predicate=lambda m: m.header.stamp.sec == 2)
+    assert [pose.pose.position.x, pose.pose.position.y] == pytest.approx(expected[:2], abs=1e-9)
+    assert 2.0 * np.arctan2(pose.pose.orientation.z, pose.pose.orientation.w) == pytest.approx(expected[2], abs=1e-9)
+    assert node.alive()
