@@ -23,6 +23,8 @@ def sweep(raw: dict, output_dir: Path, workers: int | None = None, address: str 
           resume: bool = False, progress: bool = True, experiments: dict = EXPERIMENTS) -> dict:
     """Run a spec mapping into ``output_dir``: the engine's summary plus ``plots``, ``metrics`` (the experiment's
     headline numbers) and the paths of ``summary.json`` and the spec kept with the results."""
+    import pyarrow as pa
+
     from discrete_robot.cli import to_jsonable
     from discrete_robot.sweep.engine import run_sweep
 
@@ -33,7 +35,8 @@ def sweep(raw: dict, output_dir: Path, workers: int | None = None, address: str 
     summary = run_sweep(spec, experiment, cases, output_dir, workers, address, resume, progress)
     table = summary.pop("table")
     ids = {case.id for case in cases}
-    table = table.filter([case in ids for case in table.column("case").to_pylist()])
+    # typed: the mask of a table with no rows (Ctrl-C before the first result) would otherwise be of type null
+    table = table.filter(pa.array([case in ids for case in table.column("case").to_pylist()], type=pa.bool_()))
     plot = PLOTS.get(experiment.name)
     summary["plots"], summary["metrics"] = plot(table, output_dir) if plot else ([], {})
     (output_dir / "spec.yaml").write_text(yaml.safe_dump(raw, sort_keys=False))

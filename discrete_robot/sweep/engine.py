@@ -21,7 +21,10 @@ What goes wrong on clusters:
 - a task with no result after ``case_timeout`` per case plus START_GRACE, times 1 + ``retries``, times 2 (it
   may wait behind one task, itself bounded so) since it was submitted (code that never polls the budget) is
   cancelled with its worker (``ray.cancel(force=True)``) and split the same way;
-- Ctrl-C (or SIGTERM) cancels the tasks in flight, stops the workers and keeps every finished row.
+- Ctrl-C (or SIGTERM) cancels the tasks in flight, stops the workers and keeps every finished row. While the
+  driver waits on Ray, the signal only sets a flag, which the driver checks after every wait (at most POLL): Ray's
+  wait runs Python's signal handlers itself, and the KeyboardInterrupt they raised there could be lost (a sweep
+  ignored Ctrl-C for minutes in 1 of 4 runs beside another sweep on 2 loaded cores).
 """
 
 import contextlib
@@ -189,22 +192,24 @@ def run_sweep(spec, experiment, cases: list, output_dir: Path, workers: int | No
         remote = ray.remote(run_cases).options(num_cpus=1, max_retries=spec.retries)
         bar = tqdm(total=len(todo), desc=f"sweep {experiment.name}", unit="case", file=sys.stderr,
                    disable=not progress, smoothing=0.05)
+        stop = threading.Event()
         main = threading.current_thread() is threading.main_thread()    # signal handlers: main thread only
-        previous = signal.signal(signal.SIGTERM, signal.default_int_handler) if main else None
+        previous = {number: signal.signal(number, lambda *_: stop.set())
+                    for number in (signal.SIGINT, signal.SIGTERM)} if main else {}
         try:
             # Ray's driver prints the raylet's error reports (a worker died, a task is retried) on sys.stdout
             # (ray/_private/worker.py, listen_error_messages): they go to stderr, stdout keeps the summary
             with contextlib.redirect_stdout(sys.stderr):
                 compute = time.perf_counter()
                 try:
-                    _drive(ray, remote, ray.put(experiment), experiment, spec, todo, used, store, bar)
+                    _drive(ray, remote, ray.put(experiment), experiment, spec, todo, used, store, bar, stop)
                 finally:
                     compute = time.perf_counter() - compute
         except KeyboardInterrupt:
             interrupted = True
         finally:
-            if main:
-                signal.signal(signal.SIGTERM, previous)
+            for number, handler in previous.items():
+                signal.signal(number, handler)
             bar.close()
             if own:
                 ray.shutdown()
@@ -219,9 +224,10 @@ def run_sweep(spec, experiment, cases: list, output_dir: Path, workers: int | No
 
 
 def _drive(ray, remote, experiment_ref, experiment, spec, todo: deque, workers: int, store: ResultStore,
-           bar) -> None:
-    """Keep QUEUED tasks per worker in flight until every case has a row. On
-    KeyboardInterrupt the tasks in flight are cancelled (their workers stopped) and it propagates."""
+           bar, stop: threading.Event) -> None:
+    """Keep QUEUED tasks per worker in flight until every case has a row. When ``stop`` is set (the signal
+    handlers' flag) or on KeyboardInterrupt, the tasks in flight are cancelled (their workers stopped) and
+    KeyboardInterrupt propagates."""
     isolated: deque = deque()
     in_flight: dict = {}
     shared = shared_inputs(todo)
@@ -258,6 +264,8 @@ def _drive(ray, remote, experiment_ref, experiment, spec, todo: deque, workers: 
             while (todo or isolated) and len(in_flight) < QUEUED * workers:
                 submit()
             ready, _ = ray.wait(list(in_flight), num_returns=1, timeout=POLL)
+            if stop.is_set():
+                raise KeyboardInterrupt
             for ref in ready:
                 batch, submitted, _ = in_flight.pop(ref)
                 try:

@@ -3,8 +3,10 @@ time, or once), one that overruns its ``case_timeout`` while polling the budget 
 Each fails (or, killed once, is retried) alone: the other cases of its batch and of the sweep are computed and
 equal what the experiment gives in process from the case's seed."""
 
+import contextlib
 import importlib.util
 import os
+import signal
 import time
 from pathlib import Path
 
@@ -36,6 +38,8 @@ def probe_experiment(actions: tuple, markers: Path) -> Experiment:
             time.sleep(0.01)
         if action == "hang":
             time.sleep(3600.0)
+        if action == "nap":
+            time.sleep(0.5)
         return {"value": seed % 1000 / 1000.0, "pid": os.getpid()}
 
     return Experiment("probe", "fault injection", (Input("index", "integer", 0, low=0, high=len(actions) - 1),),
@@ -81,3 +85,31 @@ def test_a_case_past_its_timeout_fails_alone(tmp_path, monkeypatch):
     assert rows[1]["error"] == "BudgetExceededError: not finished within case_timeout = 3 s of computation"
     assert rows[2]["error"].startswith("timed out: no result in 12 s")
     assert summary["failed"] == 2
+
+
+def test_ctrl_c_stops_the_sweep_even_when_rays_wait_swallows_it(tmp_path, monkeypatch):
+    """Ray's wait runs Python's signal handlers itself, and may drop the KeyboardInterrupt they raise: a sweep
+    beside another on 2 loaded cores ignored Ctrl-C for minutes. Here a Ctrl-C comes during the first wait, which
+    swallows the KeyboardInterrupt as Ray may: the sweep still stops, with most of its 8 half-second cases not
+    run."""
+    start_ray = engine.start_ray
+
+    def start_ray_with_a_swallowing_wait(*args):
+        ray, workers, own = start_ray(*args)
+        wait, interrupted = ray.wait, []
+
+        def swallowing_wait(*args, **kwargs):
+            if not interrupted:
+                interrupted.append(True)
+                with contextlib.suppress(KeyboardInterrupt):
+                    signal.raise_signal(signal.SIGINT)      # its handler runs here, in the main thread
+            return wait(*args, **kwargs)
+
+        monkeypatch.setattr(ray, "wait", swallowing_wait)
+        return ray, workers, own
+
+    monkeypatch.setattr(engine, "start_ray", start_ray_with_a_swallowing_wait)
+    experiment = probe_experiment(("nap",) * 8, tmp_path)
+    raw = {"experiment": "probe", "seed": 7, "grid": {"index": list(range(8))}, "batch": 1}
+    summary = sweep(raw, tmp_path / "out", workers=2, progress=False, experiments={"probe": experiment})
+    assert summary["interrupted"] and summary["computed"] < 8
