@@ -54,8 +54,7 @@ export CMAKE_PREFIX_PATH="$VENV${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}"
 # 4. Compile the numba kernels into the user cache (discrete_robot/jit.py says where), so the first node start
 #    or CLI call loads compiled code; re-run only when a source file changed. They need the Python libraries
 #    only, so they compile (in parallel processes, discrete_robot/warmup.py) while pip installs the rest of step 1
-#    and steps 2 and 3 build the
-#    interfaces and install the package; step 4 below waits for them.
+#    and steps 2 and 3 build the interfaces and install the package; step 4 below waits for them.
 warmup_pid=
 warmup_hash=$(hash_of $(find discrete_robot -name '*.py' | sort); echo "${NUMBA_CACHE_DIR:-}${DISCRETE_ROBOT_CACHE_DIR:-}")
 if ! up_to_date warmup "$warmup_hash"; then

@@ -274,7 +274,7 @@ class ManipulationNode(GuardedNode):
             planned = [Point(x=float(p[0]), y=float(p[1]), z=z) for p in self.motion.planned_poses]
             markers.append(path("manipulation/planned_path", planned, _color(0.6, 0.6, 0.6)))
         if len(self.trace) > 1:
-            markers.append(path("manipulation/executed_path", list(self.trace), _color(0.2, 0.4, 1.0)))
+            markers.append(path("manipulation/executed_path", self.trace, _color(0.2, 0.4, 1.0)))
         return MarkerArray(markers=markers)
 
     # ------------------------------------------------------------------------------------- the action

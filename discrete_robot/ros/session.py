@@ -17,7 +17,6 @@ from rclpy.executors import SingleThreadedExecutor
 DISCOVERY_SETTLE_S = 0.25
 
 
-
 def stamp_seconds(msg) -> float:
     """A stamped message's header time, s (the simulated time under use_sim_time)."""
     return msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9

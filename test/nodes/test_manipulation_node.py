@@ -127,7 +127,7 @@ def test_a_burst_of_joint_states_moves_the_object_as_each_state_in_turn(ros):
     """A simulator behind real time publishes its joint_states in bursts. The object must follow every fingertip
     move in a burst: a dropped state made the fingertip jump along the chord of its path, and a push-to-pose
     beside the test suite missed its goal by 46 degrees. 400 states sent at once, the fingertip pushing the
-    object 3 cm along a bend: the object ends where the core puts it following them one by one, which is not
+    object 4 cm along a bend: the object ends where the core puts it following them one by one, which is not
     where the chord from the first to the last state would put it."""
     from geometry_msgs.msg import PoseStamped
     from rclpy.qos import QoSProfile, ReliabilityPolicy
