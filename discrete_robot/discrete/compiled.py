@@ -68,6 +68,7 @@ class Workspace(NamedTuple):
     path_potential: np.ndarray   # (P, n+1): V there
     points: np.ndarray           # (P G, n): the Gauss points of a short edge
     edge_terms: arm_compiled.Data     # ∂a/∂q_r, ∂V/∂q_r there
+    dq: np.ndarray               # (n,): q1 − q0
     cancellation: np.ndarray     # (n,): the divided differences' cancellation
     change: np.ndarray           # (n, n): a1 − a0 = Σ_r Δq_r D_r a
     change_size: np.ndarray      # (n, n): Σ_r |Δq_r D_r a|
@@ -100,7 +101,8 @@ def create_data(model: Model) -> Data:
                      path_mass=np.empty((P, n + 1, n, n)), path_potential=np.empty((P, n + 1)),
                      points=np.empty((P * G, n)),
                      edge_terms=arm_compiled.create_data(model.arm, P * G, derivatives=True),
-                     cancellation=np.empty(n), change=np.empty((n, n)), change_size=np.empty((n, n)),
+                     dq=np.empty(n), cancellation=np.empty(n), change=np.empty((n, n)),
+                     change_size=np.empty((n, n)),
                      f_quotient=np.empty(n), gradient=np.empty((P, n + 1, n)), row=np.empty(n))
     return newton.create_data(n, work)
 
@@ -119,10 +121,13 @@ def _size(V, a, qd0, qd1):
 def _mean_difference(position, values, r, out):
     """Δ_r f averaged over the paths, from f at the vertices ``values`` (P, n+1, ...) into ``out``."""
     P = position.shape[0]
-    out[...] = 0.0
+    total = out.reshape(-1)         # views, element by element: array arithmetic would allocate its temporaries
+    total[:] = 0.0
     for path in range(P):
         m = position[path, r]
-        out += (values[path, m + 1] - values[path, m]) / P
+        end, start = values[path, m + 1].reshape(-1), values[path, m].reshape(-1)
+        for i in range(total.shape[0]):
+            total[i] += (end[i] - start[i]) / P
 
 
 # inlined into the Newton loop (numba IR): a call passed the step Data's ~80 arrays field by field, and the 1 kHz
@@ -150,8 +155,10 @@ def step_terms(model, data, q0, qd0, q1, qd1, dt, jacobian):
         for m in range(n + 1):
             for r in range(n):
                 vertices[path, m, r] = q1[r] if moved[path, m, r] else q0[r]
-    # every path starts at q0 and ends at q1: those two are evaluated once, slot[p, m] says where vertex m is
+    # every path starts at q0 and ends at q1: those two are evaluated once, slot[p, m] says where vertex m is;
+    # ∂_k at a vertex is used for its moved coordinates k only (the gradient below; q1 has them all)
     count = 0
+    wanted = work.vertex_terms.derivative_rows
     for path in range(P):
         for m in range(n + 1):
             if path > 0 and (m == 0 or m == n):
@@ -159,6 +166,7 @@ def step_terms(model, data, q0, qd0, q1, qd1, dt, jacobian):
             else:
                 slot[path, m] = count
                 distinct[count] = vertices[path, m]
+                wanted[count] = moved[path, m]
                 count += 1
     rigid_body_terms(model.arm, work.vertex_terms, distinct[:count], jacobian)
     ua, uV = work.vertex_terms.M, work.vertex_terms.potential_energy
@@ -167,7 +175,9 @@ def step_terms(model, data, q0, qd0, q1, qd1, dt, jacobian):
         for m in range(n + 1):
             a[path, m] = ua[slot[path, m]]
             V[path, m] = uV[slot[path, m]]
-    dq = q1 - q0
+    dq = work.dq
+    for r in range(n):
+        dq[r] = q1[r] - q0[r]
     # partial-difference quotients: the divided difference, or the edge integral of the derivative on short edges
     pda, pdv = work.edge_terms.dM, work.edge_terms.g
     cancellation = work.cancellation
@@ -194,8 +204,11 @@ def step_terms(model, data, q0, qd0, q1, qd1, dt, jacobian):
         DV[r] = 0.0
         for path in range(P):
             for g in range(G):
-                Da[r] += weights[g] / P * pda[path * G + g, r]
-                DV[r] += weights[g] / P * pdv[path * G + g, r]
+                w = weights[g] / P
+                for i in range(n):
+                    for j in range(n):
+                        Da[r, i, j] += w * pda[path * G + g, r, i, j]
+                DV[r] += w * pdv[path * G + g, r]
     a1[...] = a[0, n]
     # a1 q̇1 − a0 q̇0 = a1 (q̇1 − q̇0) + (a1 − a0) q̇0 with a1 − a0 = Σ_r Δq_r D_r a (the telescoping sum (2.5)):
     # the same momentum change, but its round-off is ε |a| |Δq̇| + ε |Δa| |q̇0| instead of ε |a| |q̇| (once per

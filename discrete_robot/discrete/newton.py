@@ -24,6 +24,7 @@ Returns (status, iterations, |residual|∞ before the last update, last update);
 below, and :func:`describe` turns a failure into the message of a ConvergenceError.
 """
 
+import math
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -74,7 +75,23 @@ def create_data(n: int, work=None) -> Data:
 
 @njit
 def _max_abs(x):
-    return np.max(np.abs(x))
+    """max_i |x_i|, NaN if one is NaN (as np.max; a loop: np.abs would allocate at every iteration)."""
+    largest = 0.0
+    for value in x:
+        if math.isnan(value):
+            return math.nan
+        largest = max(largest, abs(value))
+    return largest
+
+
+@njit
+def _all_finite(A):
+    """Whether every entry of the matrix A is finite (a loop: np.isfinite would allocate)."""
+    for row in A:
+        for value in row:
+            if not math.isfinite(value):
+                return False
+    return True
 
 
 def equations(model, data, q0, qd0, q1, qd1, dt, jacobian) -> None:
@@ -141,7 +158,7 @@ def step(model, data, q0, v0, tau, dt, guess):
             # an explicit inverse: n is small, and chord steps then cost one matrix-vector product
             inverse[...] = np.linalg.inv(J)
             have_inverse = True
-            if not np.all(np.isfinite(inverse)):
+            if not _all_finite(inverse):
                 return NON_FINITE_JACOBIAN, iteration, residual_norm, update
         if forced < 0.0:
             # the velocity change the potential and applied forces alone cause over the step

@@ -78,6 +78,7 @@ class Data(NamedTuple):
     potential_energy: np.ndarray  # (B,): V(q), J (Pinocchio's potential_energy)
     dM: np.ndarray  # noqa: N815  (B, n, n, n): [b, k, i, j] = ∂a_ij/∂q_k ((0, n, n, n) without derivatives)
     g: np.ndarray                # (B, n): ∂V/∂q, the generalised gravity (Pinocchio's g), N m or N
+    derivative_rows: np.ndarray  # (B, n) bool: [b, k] = write dM[b, k] and g[b, k] (create_data: all True)
     oRi: np.ndarray  # noqa: N815  (L, 3, 3): link rotations in the reference frame (Pinocchio's oMi rotations)
     oPi: np.ndarray  # noqa: N815  (L, 3): link origins in the reference frame (oMi translations), m
     reference_rotation: np.ndarray  # (L, 3, 3): each link's reference frame in the world
@@ -123,7 +124,8 @@ def create_data(model: Model, batch: int, derivatives: bool) -> Data:
     L, n = model.links.shape[0], model.dof_link.shape[0]
     rows = batch if derivatives else 0
     return Data(M=np.empty((batch, n, n)), potential_energy=np.empty(batch), dM=np.empty((rows, n, n, n)),
-                g=np.empty((rows, n)), oRi=np.empty((L, 3, 3)), oPi=np.empty((L, 3)),
+                g=np.empty((rows, n)), derivative_rows=np.ones((rows, n), dtype=np.bool_), oRi=np.empty((L, 3, 3)),
+                oPi=np.empty((L, 3)),
                 reference_rotation=np.empty((L, 3, 3)), reference_origin=np.empty((L, 3)),
                 link_com=np.empty((L, 3)), dof_axis=np.empty((n, 3)), dof_point=np.empty((n, 3)),
                 matrix_scratch=np.empty((4, 3, 3)), vector_scratch=np.empty((2, 3)), twist=np.empty((n, 6)),
@@ -320,12 +322,13 @@ def rigid_body_terms(model, data, q, derivatives, only=-1):
     (B at most the Data's batch).
 
     ``only`` = k ≥ 0: the derivatives with respect to q_k alone (dM[:, k] and g[:, k]) and V; M and the other
-    derivatives are not written.
+    derivatives are not written. Row k of configuration b is written only where ``data.derivative_rows[b, k]``
+    (a caller that needs fewer rows clears the others: each costs n² brackets and n inertia products).
     """
     links, mass, inertia, dof_link, prismatic = model.links, model.mass, model.inertia, model.dof_link, \
         model.prismatic
     before_eq, gravity = model.before_eq, model.gravity
-    M, V, dM, dV = data.M, data.potential_energy, data.dM, data.g
+    M, V, dM, dV, rows = data.M, data.potential_energy, data.dM, data.g, data.derivative_rows
     R, c, ref_R, ref_p = data.oRi, data.link_com, data.reference_rotation, data.reference_origin
     axis, point, xi = data.dof_axis, data.dof_point, data.twist
     mc, h, J = data.composite_mass, data.composite_moment, data.composite_origin_inertia
@@ -367,15 +370,15 @@ def rigid_body_terms(model, data, q, derivatives, only=-1):
             i = dof_link[b]
             _apply_inertia(mc[i], h[i], J[i], xi[b], GX[b, b])
         for k in range(first, stop):
+            if not rows[batch, k]:
+                continue
             for b in range(n):
                 if b != k:
                     _apply_inertia(mc[dof_link[k]], h[dof_link[k]], J[dof_link[k]], xi[b], GX[k, b])
-        for k in range(first, stop):
             for a in range(n):
                 _ad(xi[k], xi[a], A[k, a])
             mat_t_vec(ref_R[dof_link[k]], gravity, g)
             dV[batch, k] = -(g[0] * GX[k, k, 0] + g[1] * GX[k, k, 1] + g[2] * GX[k, k, 2])
-        for k in range(first, stop):
             for a in range(n):
                 for b in range(a, n):
                     lo, hi = (a, b) if before_eq[a, b] else (b, a)      # lo before-or-equal hi, if related
