@@ -121,18 +121,33 @@ def quaternion_to_matrix_unnormalised(quaternion: np.ndarray) -> np.ndarray:
     is how the norm drift of an integrated quaternion shows as an orthogonality error (transforms3d's
     quat2mat divides by |q|² and would hide it).
     """
-    w, x, y, z = quaternion[0], quaternion[1], quaternion[2], quaternion[3]
-    return np.array([
-        [w * w + x * x - y * y - z * z, 2.0 * (x * y - w * z), 2.0 * (x * z + w * y)],
-        [2.0 * (x * y + w * z), w * w - x * x + y * y - z * z, 2.0 * (y * z - w * x)],
-        [2.0 * (x * z - w * y), 2.0 * (y * z + w * x), w * w - x * x - y * y + z * z],
-    ])
+    out = np.empty((3, 3))
+    _quaternion_formula_into(quaternion[0], quaternion[1], quaternion[2], quaternion[3], out)
+    return out
+
+
+@njit
+def _quaternion_formula_into(w, x, y, z, out):
+    """The formula of :func:`quaternion_to_matrix_unnormalised` for q = [w, x, y, z], into ``out`` (3×3)."""
+    out[0, 0], out[0, 1], out[0, 2] = w * w + x * x - y * y - z * z, 2.0 * (x * y - w * z), 2.0 * (x * z + w * y)
+    out[1, 0], out[1, 1], out[1, 2] = 2.0 * (x * y + w * z), w * w - x * x + y * y - z * z, 2.0 * (y * z - w * x)
+    out[2, 0], out[2, 1], out[2, 2] = 2.0 * (x * z - w * y), 2.0 * (y * z + w * x), w * w - x * x - y * y + z * z
 
 
 @njit
 def quaternion_to_matrix(quaternion: np.ndarray) -> np.ndarray:
     """Rotation matrix of the unit quaternion q / |q| (normalised first, so round-off never skews it)."""
-    return quaternion_to_matrix_unnormalised(quaternion / math.sqrt(quaternion @ quaternion))
+    out = np.empty((3, 3))
+    quaternion_to_matrix_into(quaternion, out)
+    return out
+
+
+@njit
+def quaternion_to_matrix_into(quaternion, out):
+    """:func:`quaternion_to_matrix` into ``out`` (3×3)."""
+    w, x, y, z = quaternion[0], quaternion[1], quaternion[2], quaternion[3]
+    norm = math.sqrt(w * w + x * x + y * y + z * z)
+    _quaternion_formula_into(w / norm, x / norm, y / norm, z / norm, out)
 
 
 @njit
@@ -166,12 +181,18 @@ def matrix_to_quaternion(R: np.ndarray) -> np.ndarray:
 @njit
 def quaternion_multiply(p: np.ndarray, q: np.ndarray) -> np.ndarray:
     """Hamilton product p q of quaternions [w, x, y, z] (the rotation q first, then p)."""
-    return np.array([
-        p[0] * q[0] - p[1] * q[1] - p[2] * q[2] - p[3] * q[3],
-        p[0] * q[1] + p[1] * q[0] + p[2] * q[3] - p[3] * q[2],
-        p[0] * q[2] - p[1] * q[3] + p[2] * q[0] + p[3] * q[1],
-        p[0] * q[3] + p[1] * q[2] - p[2] * q[1] + p[3] * q[0],
-    ])
+    out = np.empty(4)
+    quaternion_multiply_into(p, q, out)
+    return out
+
+
+@njit
+def quaternion_multiply_into(p, q, out):
+    """:func:`quaternion_multiply` into ``out`` (4,; it must not alias p or q)."""
+    out[0] = p[0] * q[0] - p[1] * q[1] - p[2] * q[2] - p[3] * q[3]
+    out[1] = p[0] * q[1] + p[1] * q[0] + p[2] * q[3] - p[3] * q[2]
+    out[2] = p[0] * q[2] - p[1] * q[3] + p[2] * q[0] + p[3] * q[1]
+    out[3] = p[0] * q[3] + p[1] * q[2] - p[2] * q[1] + p[3] * q[0]
 
 
 @njit
@@ -180,28 +201,43 @@ def quaternion_exp(theta: np.ndarray) -> np.ndarray:
 
     Below 1e-12 rad the first-order form [1, θ/2], normalised, avoids dividing by |θ|.
     """
-    angle = math.sqrt(theta[0] ** 2 + theta[1] ** 2 + theta[2] ** 2)
-    if angle < 1e-12:
-        scale = 1.0 / math.sqrt(1.0 + 0.25 * angle ** 2)
-        return np.array([scale, 0.5 * theta[0] * scale, 0.5 * theta[1] * scale, 0.5 * theta[2] * scale])
-    s = math.sin(0.5 * angle) / angle
-    return np.array([math.cos(0.5 * angle), s * theta[0], s * theta[1], s * theta[2]])
+    out = np.empty(4)
+    quaternion_exp_into(theta, out)
+    return out
 
 
 @njit
-def right_jacobian_inverse(theta: np.ndarray) -> np.ndarray:
-    """J_r(θ)⁻¹ of SO(3): with R = R_n exp([θ]ₓ) and body angular velocity ω, θ̇ = J_r(θ)⁻¹ ω.
+def quaternion_exp_into(theta, out):
+    """:func:`quaternion_exp` into ``out`` (4,)."""
+    angle = math.sqrt(theta[0] ** 2 + theta[1] ** 2 + theta[2] ** 2)
+    if angle < 1e-12:
+        scale = 1.0 / math.sqrt(1.0 + 0.25 * angle ** 2)
+        out[0], out[1], out[2], out[3] = scale, 0.5 * theta[0] * scale, 0.5 * theta[1] * scale, \
+            0.5 * theta[2] * scale
+        return
+    s = math.sin(0.5 * angle) / angle
+    out[0], out[1], out[2], out[3] = math.cos(0.5 * angle), s * theta[0], s * theta[1], s * theta[2]
 
-    J_r⁻¹ = I + ½[θ]ₓ + (1/|θ|² − (1 + cos|θ|)/(2|θ| sin|θ|)) [θ]ₓ²; the last coefficient → 1/12 as θ → 0
-    (its series 1/12 + |θ|²/720 is used below 1e-4 rad, where the closed form loses digits).
+
+@njit
+def right_jacobian_inverse_into(theta, omega, out):
+    """θ̇ = J_r(θ)⁻¹ ω into ``out`` (3,; it must not alias θ or ω): with R = R_n exp([θ]ₓ) and the body angular
+    velocity ω (rad/s), the rate of the rotation vector θ (rad) of SO(3).
+
+    J_r⁻¹ = I + ½[θ]ₓ + (1/|θ|² − (1 + cos|θ|)/(2|θ| sin|θ|)) [θ]ₓ², applied as ω + ½ θ×ω + c θ×(θ×ω) (two cross
+    products, no matrix); c → 1/12 as θ → 0 (its series 1/12 + |θ|²/720 is used below 1e-4 rad, where the closed
+    form loses digits).
     """
     angle = math.sqrt(theta[0] ** 2 + theta[1] ** 2 + theta[2] ** 2)
-    K = hat(theta)
     if angle < 1e-4:
-        coefficient = 1.0 / 12.0 + angle ** 2 / 720.0
+        c = 1.0 / 12.0 + angle ** 2 / 720.0
     else:
-        coefficient = 1.0 / angle ** 2 - (1.0 + math.cos(angle)) / (2.0 * angle * math.sin(angle))
-    return np.eye(3) + 0.5 * K + coefficient * (K @ K)
+        c = 1.0 / angle ** 2 - (1.0 + math.cos(angle)) / (2.0 * angle * math.sin(angle))
+    t0, t1, t2 = theta[0], theta[1], theta[2]
+    x0, x1, x2 = t1 * omega[2] - t2 * omega[1], t2 * omega[0] - t0 * omega[2], t0 * omega[1] - t1 * omega[0]
+    out[0] = omega[0] + 0.5 * x0 + c * (t1 * x2 - t2 * x1)
+    out[1] = omega[1] + 0.5 * x1 + c * (t2 * x0 - t0 * x2)
+    out[2] = omega[2] + 0.5 * x2 + c * (t0 * x1 - t1 * x0)
 
 
 # In-place 3x3 products for the compiled kernels: the recursions run them a few hundred times per evaluation,

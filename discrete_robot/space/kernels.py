@@ -72,7 +72,7 @@ from discrete_robot.geometry3d import (
     mat_t_vec,
     mat_vec,
     mat_vec_add,
-    quaternion_to_matrix,
+    quaternion_to_matrix_into,
     rotation_into,
 )
 from discrete_robot.jit import Binding, bind, njit
@@ -257,16 +257,18 @@ def configuration(model, data, base_q, joint_q, angles, base_position):
     # 3x3 products by the small in-place kernels: numba's @ goes through BLAS, whose call costs more than the
     # 27 products of a 3x3 matrix (this loop runs once per body per dynamics evaluation)
     turn, product, vector = data.matrix, data.product, data.vector
-    relative[0] = quaternion_to_matrix(base_q)
+    quaternion_to_matrix_into(base_q, relative[0])
     rotations[0] = relative[0]
     positions[0] = base_position
     mat_vec(rotations[0], com[0], vector)
-    origins[0] = base_position - vector
+    for i in range(3):
+        origins[0, i] = base_position[i] - vector[i]
     for b in range(1, ints.shape[0]):
         p, ndof = ints[b, PARENT], ints[b, NDOF]
         S[b] = 0.0
         if ndof == 3:
-            mat_mul(fixed[b], quaternion_to_matrix(joint_q[ints[b, QUAT]]), relative[b])
+            quaternion_to_matrix_into(joint_q[ints[b, QUAT]], turn)
+            mat_mul(fixed[b], turn, relative[b])
             for i in range(3):
                 S[b, i, i] = 1.0
         else:

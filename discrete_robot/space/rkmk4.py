@@ -23,7 +23,14 @@ from typing import NamedTuple
 import numpy as np
 from numba.extending import register_jitable
 
-from discrete_robot.geometry3d import quaternion_exp, quaternion_multiply, right_jacobian_inverse
+from discrete_robot.geometry3d import (
+    cross_add,
+    cross_into,
+    mat_t_vec,
+    quaternion_exp_into,
+    quaternion_multiply_into,
+    right_jacobian_inverse_into,
+)
 from discrete_robot.jit import njit
 from discrete_robot.linalg import cholesky_solve
 from discrete_robot.space import kernels
@@ -77,6 +84,10 @@ class Data(NamedTuple):
     joint_attitudes: np.ndarray     # (spherical, 4) the spherical joints' quaternions at a stage
     world_origin: np.ndarray        # (3,) zeros: the base CoM while the poses are built
     mass_moment: np.ndarray         # (3,) Σ m_b (p_b − x0), kg m
+    base_position: np.ndarray       # (3,) x0, the base CoM at a stage (world), m
+    lever: np.ndarray               # (3,) c − x0, then a load's point less c, m
+    momentum_about_base: np.ndarray  # (3,) L + (c − x0) × P: the angular momentum about x0, N m s
+    attitude_turn: np.ndarray       # (4,) exp(Θ) of an attitude's increment
     base_momenta: np.ndarray        # (6, 1) the base rows of M u less the joints' part, then [V0; ω0]
     base_block: np.ndarray          # (6, 6) M's base block, then its Cholesky factor
     load_force: np.ndarray          # (3,) Σ F, N
@@ -94,20 +105,32 @@ def create_data(model: kernels.Model) -> Data:
     spherical = int(model.counts[2])
     return Data(dynamics=kernels.create_data(model), base_attitude=np.zeros(4),
                 joint_attitudes=np.zeros((spherical, 4)), world_origin=np.zeros(3), mass_moment=np.zeros(3),
+                base_position=np.zeros(3), lever=np.zeros(3), momentum_about_base=np.zeros(3),
+                attitude_turn=np.zeros(4),
                 base_momenta=np.zeros((6, 1)), base_block=np.zeros((6, 6)), load_force=np.zeros(3),
                 load_moment=np.zeros(3), stages=np.zeros((4, n)), stage=np.zeros(n), y_now=np.zeros(n),
                 base_now=np.zeros(4), joints_now=np.zeros((spherical, 4)))
 
 
 @njit
-def _attitudes(model, y, base_q, joint_q, base_out, joints_out):
+def _attitude(q, theta, turn, out):
+    """R_n exp(Θ) of the attitude ``q`` (a unit quaternion) and the increment ``theta``, normalised, into ``out``;
+    ``turn`` (4,): workspace."""
+    quaternion_exp_into(theta, turn)
+    quaternion_multiply_into(q, turn, out)
+    norm = math.sqrt(out[0] * out[0] + out[1] * out[1] + out[2] * out[2] + out[3] * out[3])
+    for i in range(4):
+        out[i] /= norm
+
+
+@njit
+def _attitudes(model, data, y, base_q, joint_q, base_out, joints_out):
     """R_n exp(Θ) of the base and the spherical joints, as unit quaternions."""
-    base = quaternion_multiply(base_q, quaternion_exp(y[BASE_TURN:BASE_TURN + 3]))
-    base_out[:] = base / math.sqrt(base @ base)
+    turn = data.attitude_turn
+    _attitude(base_q, y[BASE_TURN:BASE_TURN + 3], turn, base_out)
     for k in range(model.counts[2]):
         t = joint_turn(k)
-        joint = quaternion_multiply(joint_q[k], quaternion_exp(y[t:t + 3]))
-        joints_out[k] = joint / math.sqrt(joint @ joint)
+        _attitude(joint_q[k], y[t:t + 3], turn, joints_out[k])
 
 
 @njit
@@ -118,7 +141,7 @@ def derivative(model, data, y, base_q, joint_q, torques, load_bodies, load_vecto
     dof = model.counts[0]
     a0, r0, _ = state_layout(model.counts)
     base_now, joints_now = data.base_attitude, data.joint_attitudes
-    _attitudes(model, y, base_q, joint_q, base_now, joints_now)
+    _attitudes(model, data, y, base_q, joint_q, base_now, joints_now)
     angles = y[a0:r0]
     rates = y[r0:r0 + dof]
     configuration(model, dynamics, base_now, joints_now, angles, data.world_origin)
@@ -127,10 +150,14 @@ def derivative(model, data, y, base_q, joint_q, torques, load_bodies, load_vecto
     offset = data.mass_moment
     offset[:] = 0.0
     for b in range(mass.shape[0]):
-        offset += mass[b] * positions[b]
+        for i in range(3):
+            offset[i] += mass[b] * positions[b, i]
     center = y[CENTER:CENTER + 3]
     linear = y[LINEAR:LINEAR + 3]
-    base_position = center - offset / total
+    base_position, lever, about_base = data.base_position, data.lever, data.momentum_about_base
+    for i in range(3):
+        base_position[i] = center[i] - offset[i] / total
+        lever[i] = center[i] - base_position[i]
     for b in range(mass.shape[0]):
         positions[b] += base_position
         origins[b] += base_position
@@ -139,8 +166,12 @@ def derivative(model, data, y, base_q, joint_q, torques, load_bodies, load_vecto
     M = dynamics.M
     R0 = rotations[0]
     momenta = data.base_momenta
-    momenta[0:3, 0] = R0.T @ linear
-    momenta[3:6, 0] = R0.T @ (y[ANGULAR:ANGULAR + 3] + np.cross(center - base_position, linear))
+    # R0ᵀ P and R0ᵀ (L + (c − x0) × P): the base rows of M u
+    mat_t_vec(R0, linear, momenta[0:3, 0])
+    cross_into(lever, linear, about_base)
+    for i in range(3):
+        about_base[i] += y[ANGULAR + i]
+    mat_t_vec(R0, about_base, momenta[3:6, 0])
     for i in range(6):
         for j in range(dof):
             momenta[i, 0] -= M[i, 6 + j] * rates[j]
@@ -161,18 +192,22 @@ def derivative(model, data, y, base_q, joint_q, torques, load_bodies, load_vecto
     moment[:] = 0.0
     for k in range(load_bodies.shape[0]):
         _, f, m, point = load_in_world(dynamics, load_bodies, load_vectors, load_in_body, k)
-        force += f
-        moment += np.cross(point - center, f) + m
-    out[CENTER:CENTER + 3] = linear / total
-    out[LINEAR:LINEAR + 3] = force
-    out[ANGULAR:ANGULAR + 3] = moment
-    out[BASE_TURN:BASE_TURN + 3] = right_jacobian_inverse(y[BASE_TURN:BASE_TURN + 3]) @ u[3:6]
+        for i in range(3):
+            force[i] += f[i]
+            moment[i] += m[i]
+            lever[i] = point[i] - center[i]
+        cross_add(lever, f, moment)
+    for i in range(3):
+        out[CENTER + i] = linear[i] / total
+        out[LINEAR + i] = force[i]
+        out[ANGULAR + i] = moment[i]
+    right_jacobian_inverse_into(y[BASE_TURN:BASE_TURN + 3], u[3:6], out[BASE_TURN:BASE_TURN + 3])
     ints = model.tree
     for b in range(1, ints.shape[0]):
         r = 6 + ints[b, RATE]
         if ints[b, NDOF] == 3:
             t = joint_turn(ints[b, QUAT])
-            out[t:t + 3] = right_jacobian_inverse(y[t:t + 3]) @ u[r:r + 3]
+            right_jacobian_inverse_into(y[t:t + 3], u[r:r + 3], out[t:t + 3])
         else:
             a = a0 + ints[b, ANGLE]
             out[a:a + ints[b, NDOF]] = u[r:r + ints[b, NDOF]]
@@ -208,7 +243,7 @@ def rkmk4_step(model, data, y, base_q, joint_q, torques, load_bodies, load_vecto
     for i in range(BASE_TURN, turns_end + model.counts[1]):
         if abs(y_out[i] - y[i]) > MAX_STEP_ROTATION:
             return TOO_FAST
-    _attitudes(model, y_out, base_q, joint_q, base_out, joints_out)
+    _attitudes(model, data, y_out, base_q, joint_q, base_out, joints_out)
     y_out[BASE_TURN:turns_end] = 0.0
     return OK
 
