@@ -43,8 +43,10 @@ requirements_pending=
 if ! up_to_date requirements "$h"; then
   echo "setup: installing ${reqs[*]}"
   "$VPY" -m pip install -q --upgrade pip
-  # the kernels' own libraries first (their pins from requirements.txt): step 4 compiles while the rest installs
-  "$VPY" -m pip install -q $(grep -iE '^(numpy|scipy|numba|transforms3d|pyyaml)([<>=!~ ]|$)' requirements.txt)
+  # the kernels' own libraries first (their pins from requirements.txt): step 4 compiles while the rest installs.
+  # --no-compile: Python compiles a module's bytecode at its first import instead; pip's compile of every file
+  # of every package (ray's and pyarrow's thousands, most never imported here) cost 12 s of the set-up's CPU
+  "$VPY" -m pip install -q --no-compile $(grep -iE '^(numpy|scipy|numba|transforms3d|pyyaml)([<>=!~ ]|$)' requirements.txt)
   requirements_pending=1
 fi
 
@@ -63,7 +65,7 @@ if ! up_to_date warmup "$warmup_hash"; then
   warmup_pid=$!
 fi
 if [ -n "$requirements_pending" ]; then
-  for r in "${reqs[@]}"; do "$VPY" -m pip install -q -r "$r"; done
+  for r in "${reqs[@]}"; do "$VPY" -m pip install -q --no-compile -r "$r"; done
   mark requirements "$h"
 fi
 
@@ -88,13 +90,16 @@ fix_cmake_exports() {
 build_interfaces() {  # <source folder>: cmake-build one interface package into the venv, when its files changed
   local src=$1 name h build
   name=$(basename "$src")
-  h=$(hash_of "$src"/CMakeLists.txt "$src"/package.xml "$src"/msg/* "$src"/srv/* "$src"/action/*; echo "${ROS_DISTRO:-wheels}")
+  h=$(hash_of "$src"/CMakeLists.txt "$src"/package.xml "$src"/msg/* "$src"/srv/* "$src"/action/* \
+      "$ROOT"/scripts/python_typesupports.cmake; echo "${ROS_DISTRO:-wheels}")
   up_to_date "interfaces-$name" "$h" && return 0
   echo "setup: building $name"
   fix_cmake_exports
   build=$VENV/.build/$name
   rm -rf "$build" && mkdir -p "$build"
-  (cd "$build" && cmake "$src" -DCMAKE_INSTALL_PREFIX="$VENV" \
+  local python_only=()      # wheels: the C type supports rclpy loads, not the C++ ones (the file says why)
+  [ -n "${ROS_DISTRO:-}" ] || python_only=(-DCMAKE_PROJECT_INCLUDE="$ROOT/scripts/python_typesupports.cmake")
+  (cd "$build" && cmake "$src" -DCMAKE_INSTALL_PREFIX="$VENV" "${python_only[@]}" \
       -DCMAKE_PREFIX_PATH="$CMAKE_PREFIX_PATH" -DPython3_EXECUTABLE="$VPY" -DBUILD_TESTING=OFF >/dev/null \
    && make -j2 install >/dev/null)
   mark "interfaces-$name" "$h"
