@@ -116,7 +116,7 @@ def planning() -> None:
 
 
 #: one group per compiled capability, the longest to compile first
-GROUPS = {"space": space, "discrete": discrete, "pushing": pushing, "planning": planning}
+GROUPS = {"space": space, "discrete": discrete, "planning": planning, "pushing": pushing}
 
 
 def warm_up(name: str) -> float:
