@@ -198,3 +198,26 @@ def test_every_mass_matrix_entry_is_accurate_to_its_own_size(system):
         scale = np.sqrt(np.outer(np.diag(exact), np.diag(exact))).astype(float)
         error = np.abs(system.mass_matrix(q) - exact.astype(float))
         assert np.all(error <= 30 * np.finfo(float).eps * scale), (error / scale).max() / np.finfo(float).eps
+
+
+def test_rigid_body_terms_writes_the_derivative_rows_asked_for_and_no_other():
+    """Data.derivative_rows[b, k] clear: ∂a/∂q_k and ∂V/∂q_k at configuration b are left as they were (the discrete
+    step skips the coordinates a vertex has not moved); the rows written are bit for bit the full evaluation's."""
+    from discrete_robot.model import compiled as arm_compiled
+
+    system = random_arm(0)
+    model = arm_compiled.compile_model(system.model)
+    rng = np.random.default_rng(3)
+    q = rng.uniform(-2.0, 2.0, (4, system.dof))
+    full = arm_compiled.create_data(model, 4, derivatives=True)
+    arm_compiled.rigid_body_terms(model, full, q, True)
+    some = arm_compiled.create_data(model, 4, derivatives=True)
+    some.dM[...] = np.nan
+    some.g[...] = np.nan
+    wanted = rng.random((4, system.dof)) < 0.5
+    some.derivative_rows[...] = wanted
+    arm_compiled.rigid_body_terms(model, some, q, True)
+    np.testing.assert_array_equal(some.dM[wanted], full.dM[wanted])
+    np.testing.assert_array_equal(some.g[wanted], full.g[wanted])
+    assert np.isnan(some.dM[~wanted]).all() and np.isnan(some.g[~wanted]).all()
+    np.testing.assert_array_equal(some.M, full.M)
