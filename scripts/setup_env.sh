@@ -44,9 +44,9 @@ if ! up_to_date requirements "$h"; then
   echo "setup: installing ${reqs[*]}"
   "$VPY" -m pip install -q --upgrade pip
   # the kernels' own libraries first (their pins from requirements.txt): step 4 compiles while the rest installs.
-  # --no-compile: Python compiles a module's bytecode at its first import instead; pip's compile of every file
-  # of every package (ray's and pyarrow's thousands, most never imported here) cost 12 s of the set-up's CPU
-  "$VPY" -m pip install -q --no-compile $(grep -iE '^(numpy|scipy|numba|transforms3d|pyyaml)([<>=!~ ]|$)' requirements.txt)
+  # pip compiles every module's bytecode here (12 s of the set-up's CPU): without it, where PYTHONDONTWRITEBYTECODE
+  # is set (as on this project's machines and in many containers), every node start compiled its imports anew
+  "$VPY" -m pip install -q $(grep -iE '^(numpy|scipy|numba|transforms3d|pyyaml)([<>=!~ ]|$)' requirements.txt)
   requirements_pending=1
 fi
 
@@ -65,7 +65,7 @@ if ! up_to_date warmup "$warmup_hash"; then
   warmup_pid=$!
 fi
 if [ -n "$requirements_pending" ]; then
-  for r in "${reqs[@]}"; do "$VPY" -m pip install -q --no-compile -r "$r"; done
+  for r in "${reqs[@]}"; do "$VPY" -m pip install -q -r "$r"; done
   mark requirements "$h"
 fi
 
