@@ -11,7 +11,8 @@ so that one discrete step is one call.
 Model/Data (as Pinocchio's): :func:`compile_model` gives the discrete model's :class:`Model` (the arm's compiled
 model, the difference paths, the joints' dissipation and Newton's settings), :func:`create_data` its
 :class:`~.newton.Data` (the step's results and every array the step works in: nothing is allocated per step
-but numba's LAPACK inverse at each Jacobian refresh; one Data per thread), and :func:`step` solves one step into ``data.q`` and ``data.v``::
+but numba's LAPACK inverse at each Jacobian refresh; one Data per thread), and :func:`step` solves one step
+into ``data.q`` and ``data.v``::
 
     arm = discrete_robot.model.compiled.compile_model(load_model("config/arm_6dof.yaml"))
     model = compile_model(arm, DifferencePaths(6))
