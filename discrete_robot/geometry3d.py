@@ -233,6 +233,8 @@ def right_jacobian_inverse_into(theta, omega, out):
         c = 1.0 / 12.0 + angle ** 2 / 720.0
     else:
         c = 1.0 / angle ** 2 - (1.0 + math.cos(angle)) / (2.0 * angle * math.sin(angle))
+    # the two cross products written out, not cross_into: θ × ω feeds the second one, and kept as scalars it needs
+    # no workspace argument (cross_into's output must not alias its inputs)
     t0, t1, t2 = theta[0], theta[1], theta[2]
     x0, x1, x2 = t1 * omega[2] - t2 * omega[1], t2 * omega[0] - t0 * omega[2], t0 * omega[1] - t1 * omega[0]
     out[0] = omega[0] + 0.5 * x0 + c * (t1 * x2 - t2 * x1)
