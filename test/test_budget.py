@@ -40,3 +40,15 @@ def test_each_thread_has_its_own_budget():
         thread.start()
         thread.join()
     assert errors == []
+
+
+def test_renewing_a_spent_budget_gives_the_next_computation_its_whole_budget():
+    with budget.limited(0.5, limit="case_timeout") as limit:
+        threading.Event().wait(0.6)
+        with pytest.raises(budget.BudgetExceededError, match="case_timeout = 0.5 s"):
+            budget.check()
+        limit.renew()
+        budget.check()      # a load would have to stall this thread for 0.5 s between two lines to fail it
+        threading.Event().wait(0.6)
+        with pytest.raises(budget.BudgetExceededError):
+            budget.check()

@@ -14,6 +14,7 @@ pyarrow is imported here only, and this module only by the sweep engine.
 import os
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -36,16 +37,29 @@ def schema(experiment) -> pa.Schema:
                       ("wall_s", pa.float64()), ("worker", pa.string())])
 
 
-def rows_table(experiment, ids: list, samples: list, seeds: list, inputs: dict[str, list],
-               outcomes: list[tuple[str, str, dict, float]], worker: str) -> pa.Table:
-    """The rows of the cases ``ids`` (with their ``samples``, ``seeds`` and ``inputs``: input name -> one value
-    per case) with their ``outcomes`` (status, error, metrics, wall_s), computed on ``worker``, as a table of
-    :func:`schema`; built column by column (a tenth of the cost of row dictionaries, which is what cheap cases
-    pay per case)."""
-    columns = {"case": ids, "sample": samples, "seed": seeds, **{i.name: inputs[i.name] for i in experiment.inputs},
-               "status": [o[0] for o in outcomes], "error": [o[1] for o in outcomes],
-               **{m.name: [o[2].get(m.name) for o in outcomes] for m in experiment.metrics},
-               "wall_s": [o[3] for o in outcomes], "worker": [worker] * len(ids)}
+class Outcomes(NamedTuple):
+    """What the cases of a task gave, one entry per case in each list: ``status`` (ok / failed), ``error`` (the
+    reason, "" when ok), ``metrics`` (the experiment's dictionary, {} when failed), ``wall_s``."""
+
+    status: list
+    error: list
+    metrics: list
+    wall_s: list
+
+
+def rows_table(experiment, ids: list, samples: list, seeds: list, shared: dict, varying: dict[str, list],
+               outcomes: Outcomes, worker: str) -> pa.Table:
+    """The rows of the cases ``ids`` (with their ``samples`` and ``seeds``; the inputs ``shared`` by every case,
+    name -> value, and the ``varying`` ones, name -> one value per case) with their ``outcomes``, computed on
+    ``worker``, as a table of :func:`schema`; built column by column (a tenth of the cost of row dictionaries,
+    which is what cheap cases pay per case), a shared value repeated by Arrow."""
+    types, count = {i.name: TYPES[i.kind] for i in experiment.inputs}, len(ids)
+    inputs = {name: (varying[name] if name in varying else pa.repeat(pa.scalar(shared[name], types[name]), count))
+              for name in types}
+    columns = {"case": ids, "sample": samples, "seed": seeds, **inputs,
+               "status": outcomes.status, "error": outcomes.error,
+               **{m.name: [metrics.get(m.name) for metrics in outcomes.metrics] for m in experiment.metrics},
+               "wall_s": outcomes.wall_s, "worker": pa.repeat(pa.scalar(worker, pa.string()), count)}
     return pa.Table.from_pydict(columns, schema=schema(experiment))
 
 
