@@ -94,7 +94,7 @@ def rotation_about(axis: np.ndarray, angle: float) -> np.ndarray:
     return out
 
 
-@njit
+@njit(allocates=False)
 def rotation_into(axis, angle, out):
     """:func:`rotation_about` into ``out`` (3×3), entry by entry: [a]ₓ² = a aᵀ − |a|² E for the unit axis."""
     s, v = math.sin(angle), 1.0 - math.cos(angle)
@@ -243,10 +243,11 @@ def right_jacobian_inverse_into(theta, omega, out):
 
 
 # In-place 3x3 products for the compiled kernels: the recursions run them a few hundred times per evaluation,
-# and an allocating `A @ B` (which numba sends to BLAS) costs more than its 27 multiply-adds.
+# and an allocating `A @ B` (which numba sends to BLAS) costs more than its 27 multiply-adds. Compiled without
+# numba's runtime (no reference counting: discrete_robot.jit.njit), as the rigid-body terms that call them.
 
 
-@njit
+@njit(allocates=False)
 def mat_mul(A, B, out):
     """out = A B (3x3)."""
     for i in range(3):
@@ -254,7 +255,7 @@ def mat_mul(A, B, out):
             out[i, j] = A[i, 0] * B[0, j] + A[i, 1] * B[1, j] + A[i, 2] * B[2, j]
 
 
-@njit
+@njit(allocates=False)
 def mat_mul_add(A, B, out):
     """out += A B (3x3)."""
     for i in range(3):
@@ -262,21 +263,21 @@ def mat_mul_add(A, B, out):
             out[i, j] += A[i, 0] * B[0, j] + A[i, 1] * B[1, j] + A[i, 2] * B[2, j]
 
 
-@njit
+@njit(allocates=False)
 def mat_vec_add(A, v, out):
     """out += A v (3x3 by 3)."""
     for i in range(3):
         out[i] += A[i, 0] * v[0] + A[i, 1] * v[1] + A[i, 2] * v[2]
 
 
-@njit
+@njit(allocates=False)
 def mat_t_vec(A, v, out):
     """out = Aᵀ v (3x3 by 3)."""
     for i in range(3):
         out[i] = A[0, i] * v[0] + A[1, i] * v[1] + A[2, i] * v[2]
 
 
-@njit
+@njit(allocates=False)
 def cross_add(a, b, out):
     """out += a × b."""
     out[0] += a[1] * b[2] - a[2] * b[1]
@@ -284,16 +285,32 @@ def cross_add(a, b, out):
     out[2] += a[0] * b[1] - a[1] * b[0]
 
 
-@njit
+@njit(allocates=False)
 def mat_vec(A, v, out):
     """out = A v (3x3 by 3; out must not alias v)."""
     for i in range(3):
         out[i] = A[i, 0] * v[0] + A[i, 1] * v[1] + A[i, 2] * v[2]
 
 
-@njit
+@njit(allocates=False)
 def cross_into(a, b, out):
     """out = a × b (out must not alias a or b)."""
     out[0] = a[1] * b[2] - a[2] * b[1]
     out[1] = a[2] * b[0] - a[0] * b[2]
     out[2] = a[0] * b[1] - a[1] * b[0]
+
+
+@njit(allocates=False)
+def copy_into(source, out):
+    """out[:] = source for a vector, element by element: in a kernel compiled without numba's runtime
+    (:func:`discrete_robot.jit.njit`'s ``allocates=False``), where array assignment is refused."""
+    for i in range(source.shape[0]):
+        out[i] = source[i]
+
+
+@njit(allocates=False)
+def matrix_copy_into(source, out):
+    """out[:] = source for a matrix (as :func:`copy_into`)."""
+    for i in range(source.shape[0]):
+        for j in range(source.shape[1]):
+            out[i, j] = source[i, j]

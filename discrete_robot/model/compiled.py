@@ -45,7 +45,15 @@ from typing import NamedTuple
 import numpy as np
 
 from discrete_robot.errors import ModelError
-from discrete_robot.geometry3d import cross_into, mat_mul, mat_t_vec, mat_vec, rotation_into
+from discrete_robot.geometry3d import (
+    copy_into,
+    cross_into,
+    mat_mul,
+    mat_t_vec,
+    mat_vec,
+    matrix_copy_into,
+    rotation_into,
+)
 from discrete_robot.jit import Binding, bind, njit
 from discrete_robot.model.description import RobotModel
 from discrete_robot.model.kinematics import kinematic_tree
@@ -135,13 +143,13 @@ def create_data(model: Model, batch: int, derivatives: bool) -> Data:
                 twist_bracket=np.empty((n, n, 6)), local_gravity=np.empty(3))
 
 
-@njit
+@njit(allocates=False)
 def _identity(out):
     out[:] = 0.0
     out[0, 0] = out[1, 1] = out[2, 2] = 1.0
 
 
-@njit
+@njit(allocates=False)
 def _link_frames(links, joint_rotation, joint_origin, com, prismatic, axes, q, R, p, c, ref_R, ref_p, axis, point,
                  scratch, vectors):
     """Link rotations R and origins p, CoMs c, each link's reference pose (ref_R, ref_p: its arm's first link in
@@ -153,8 +161,8 @@ def _link_frames(links, joint_rotation, joint_origin, com, prismatic, axes, q, R
     local_p, v = vectors[0], vectors[1]
     for i in range(links.shape[0]):
         parent, first, ndof = links[i, 0], links[i, 1], links[i, 2]
-        local_R[:] = joint_rotation[i]
-        local_p[:] = joint_origin[i]
+        matrix_copy_into(joint_rotation[i], local_R)
+        copy_into(joint_origin[i], local_p)
         for k in range(first, first + ndof):
             mat_vec(local_R, axes[k], axis[k])             # in the parent's frame, for now
             if prismatic[k]:
@@ -163,11 +171,11 @@ def _link_frames(links, joint_rotation, joint_origin, com, prismatic, axes, q, R
             else:
                 rotation_into(axes[k], q[k], turn)
                 mat_mul(local_R, turn, product)
-                local_R[:] = product
+                matrix_copy_into(product, local_R)
         if parent < 0:
             # the arm's own frame: the link sits at its origin and its axes do not depend on its first coordinate
-            ref_R[i] = local_R
-            ref_p[i] = local_p
+            matrix_copy_into(local_R, ref_R[i])
+            copy_into(local_p, ref_p[i])
             _identity(R[i])
             p[i] = 0.0
             _identity(later)
@@ -177,10 +185,10 @@ def _link_frames(links, joint_rotation, joint_origin, com, prismatic, axes, q, R
                 if not prismatic[k]:
                     rotation_into(axes[k], q[k], turn)
                     mat_mul(turn, later, product)
-                    later[:] = product
+                    matrix_copy_into(product, later)
         else:
-            ref_R[i] = ref_R[parent]
-            ref_p[i] = ref_p[parent]
+            matrix_copy_into(ref_R[parent], ref_R[i])
+            copy_into(ref_p[parent], ref_p[i])
             mat_mul(R[parent], local_R, R[i])
             mat_vec(R[parent], local_p, v)
             mat_vec(R[parent], joint_origin[i], local_p)
@@ -189,25 +197,25 @@ def _link_frames(links, joint_rotation, joint_origin, com, prismatic, axes, q, R
                 local_p[x] += p[parent, x]
             for k in range(first, first + ndof):
                 mat_vec(R[parent], axis[k], v)
-                axis[k] = v
-                point[k] = local_p
+                copy_into(v, axis[k])
+                copy_into(local_p, point[k])
         mat_vec(R[i], com[i], v)
         for x in range(3):
             c[i, x] = v[x] + p[i, x]
 
 
-@njit
+@njit(allocates=False)
 def _twist(prismatic, axis, point, k, out):
     """ξ_k = (o_k × z_k, z_k) for a revolute DOF, (z_k, 0) for a prismatic one."""
     if prismatic[k]:
-        out[:3] = axis[k]
+        copy_into(axis[k], out[:3])
         out[3:] = 0.0
     else:
         cross_into(point[k], axis[k], out[:3])
-        out[3:] = axis[k]
+        copy_into(axis[k], out[3:])
 
 
-@njit
+@njit(allocates=False)
 def _body_inertia(m, c, R, I_body, h, J):
     """The link's spatial inertia about the frame origin, G = [[m E, −ĥ], [ĥ, J]], as its ten numbers: the mass m,
     the first moment h = m c and J = R I Rᵀ − m ĉ ĉ = R I Rᵀ + m (|c|² E − c cᵀ). Composites add them."""
@@ -224,7 +232,7 @@ def _body_inertia(m, c, R, I_body, h, J):
             J[j, i] = value
 
 
-@njit
+@njit(allocates=False)
 def _apply_inertia(m, h, J, xi, out):
     """G ξ for G = [[m E, −ĥ], [ĥ, J]] and the twist ξ = (v, ω): (m v − h × ω, h × v + J ω)."""
     v0, v1, v2, w0, w1, w2 = xi[0], xi[1], xi[2], xi[3], xi[4], xi[5]
@@ -236,7 +244,7 @@ def _apply_inertia(m, h, J, xi, out):
     out[5] = h[0] * v1 - h[1] * v0 + J[2, 0] * w0 + J[2, 1] * w1 + J[2, 2] * w2
 
 
-@njit
+@njit(allocates=False)
 def _composite_about_com(links, mass, inertia, R, c, mc, h, cbar, Ic, vectors):
     """Each subtree's CoM c̄ = h / m^c (its own link's CoM when massless) into ``cbar`` (L, 3) and its rotational
     inertia about c̄ into ``Ic`` (L, 3, 3): Ic_i = R_i I_i R_iᵀ + m_i S(c_i − c̄_i) + Σ_children [Ic_ch
@@ -261,7 +269,7 @@ def _composite_about_com(links, mass, inertia, R, c, mc, h, cbar, Ic, vectors):
                 Ic[parent, x, y] += Ic[i, x, y] + mc[i] * ((squared if x == y else 0.0) - d[x] * d[y])
 
 
-@njit
+@njit(allocates=False)
 def _mass_matrix(prismatic, axis, point, before_eq, dof_link, mc, cbar, Ic, out):
     """a (n, n) into ``out``: a_lo,hi = m v_lo(c̄)·v_hi(c̄) + ω_loᵀ I ω_hi for DOF lo before-or-equal DOF hi, with
     (m, c̄, I about c̄) the composite of hi's link and v_k(x) = z_k × (x − o_k) (revolute; z_k, ω_k = 0 when
@@ -295,7 +303,7 @@ def _mass_matrix(prismatic, axis, point, before_eq, dof_link, mc, cbar, Ic, out)
             out[hi, lo] = value
 
 
-@njit
+@njit(allocates=False)
 def _ad(xi, eta, out):
     """ad_ξ η = (ω × v_η + v × ω_η, ω × ω_η) for twists ξ = (v, ω), η = (v_η, ω_η)."""
     w, v = xi[3:], xi[:3]
@@ -307,7 +315,7 @@ def _ad(xi, eta, out):
     out[5] = w[0] * eta[4] - w[1] * eta[3]
 
 
-@njit
+@njit(allocates=False)
 def _dot(a, b):
     total = 0.0
     for i in range(a.shape[0]):
@@ -315,7 +323,7 @@ def _dot(a, b):
     return total
 
 
-@njit
+@njit(allocates=False)
 def rigid_body_terms(model, data, q, derivatives, only=-1):
     """a(q) into ``data.M`` (B, n, n), V(q) into ``potential_energy`` (B,) and, with ``derivatives``, ∂a/∂q into
     ``dM`` (B, n, n, n) ([b, k, i, j] = ∂a_ij/∂q_k) and ∂V/∂q into ``g`` (B, n), for the B configurations q (B, n)
