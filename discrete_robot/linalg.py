@@ -3,12 +3,16 @@ arithmetic.
 
 From Python, solve with scipy (:func:`discrete_robot.model.lagrangian.solve_mass_matrix`: one LAPACK Cholesky);
 inside a kernel, with :func:`cholesky_solve`. Both factor A = L Lᵀ, but LAPACK's blocked factorisation sums in
-another order, so their results agree to round-off only, not to the bit.
+another order, so their results agree to round-off only, not to the bit. :func:`inverse_into` inverts a general
+matrix into preallocated arrays, where numba's ``np.linalg.inv`` allocates its result and LAPACK's work arrays
+at every call (and needs numba's runtime: :func:`discrete_robot.jit.njit`'s ``allocates=False``).
 """
 
 import math
 
 from discrete_robot.jit import njit
+
+_NAN = math.nan
 
 
 @njit
@@ -47,4 +51,55 @@ def cholesky_solve(A, B):
             factor = A[i, k]
             for c in range(m):
                 B[k, c] -= factor * B[i, c]
+    return True
+
+
+@njit(allocates=False)
+def inverse_into(A, lu, pivots, out):
+    """out = A⁻¹ for a square A (n, n), by LU factorisation with partial pivoting (P A = L U, into ``lu`` (n, n),
+    the row swaps into ``pivots`` (n,) int64; A is left as it is), then L U X = P for the columns of X. Returns
+    False, with ``out`` all NaN, if a pivot is zero (A singular); a non-finite A gives non-finite entries. The
+    elimination as LAPACK's getrf + getri (np.linalg.inv) does it unblocked, so the two agree to round-off."""
+    n = A.shape[0]
+    for i in range(n):
+        for j in range(n):
+            lu[i, j] = A[i, j]
+    for k in range(n):
+        p = k
+        for i in range(k + 1, n):
+            if abs(lu[i, k]) > abs(lu[p, k]):
+                p = i
+        pivots[k] = p
+        if lu[p, k] == 0.0:
+            for i in range(n):
+                for j in range(n):
+                    out[i, j] = _NAN
+            return False
+        for j in range(n):
+            lu[k, j], lu[p, j] = lu[p, j], lu[k, j]
+        inverse = 1.0 / lu[k, k]
+        for i in range(k + 1, n):
+            lu[i, k] *= inverse
+            factor = lu[i, k]
+            for j in range(k + 1, n):
+                lu[i, j] -= factor * lu[k, j]
+    for i in range(n):          # X = P, then its rows solved in place: L Y = P, U X = Y
+        for j in range(n):
+            out[i, j] = 1.0 if i == j else 0.0
+    for k in range(n):
+        for j in range(n):
+            out[k, j], out[pivots[k], j] = out[pivots[k], j], out[k, j]
+    for i in range(n):
+        for k in range(i):
+            factor = lu[i, k]
+            for j in range(n):
+                out[i, j] -= factor * out[k, j]
+    for i in range(n - 1, -1, -1):
+        for k in range(i + 1, n):
+            factor = lu[i, k]
+            for j in range(n):
+                out[i, j] -= factor * out[k, j]
+        inverse = 1.0 / lu[i, i]
+        for j in range(n):
+            out[i, j] *= inverse
     return True

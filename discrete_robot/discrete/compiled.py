@@ -10,9 +10,9 @@ so that one discrete step is one call.
 
 Model/Data (as Pinocchio's): :func:`compile_model` gives the discrete model's :class:`Model` (the arm's compiled
 model, the difference paths, the joints' dissipation and Newton's settings), :func:`create_data` its
-:class:`~.newton.Data` (the step's results and every array the step works in: nothing is allocated per step
-but numba's LAPACK inverse at each Jacobian refresh; one Data per thread), and :func:`step` solves one step
-into ``data.q`` and ``data.v``::
+:class:`~.newton.Data` (the step's results and every array the step works in: nothing is allocated per step,
+which numba checks, the step being compiled without its runtime; one Data per thread), and :func:`step` solves
+one step into ``data.q`` and ``data.v``::
 
     arm = discrete_robot.model.compiled.compile_model(load_model("config/arm_6dof.yaml"))
     model = compile_model(arm, DifferencePaths(6))
@@ -30,6 +30,7 @@ import numpy as np
 from discrete_robot.discrete import newton
 from discrete_robot.discrete.newton import Data, held_steps, left_hand_sides, step
 from discrete_robot.discrete.partial_difference import GAUSS_NODES, GAUSS_WEIGHTS, SMALL_STEP
+from discrete_robot.geometry3d import copy_into, matrix_copy_into
 from discrete_robot.jit import Binding, njit, overload
 from discrete_robot.model import compiled as arm_compiled
 from discrete_robot.model.compiled import rigid_body_terms
@@ -108,7 +109,7 @@ def create_data(model: Model) -> Data:
     return newton.create_data(n, work)
 
 
-@njit
+@njit(allocates=False)
 def _size(V, a, qd0, qd1):
     """|V| + ½ |q̇0|ᵀ |a| |q̇1|: the size of the terms whose divided difference is D_r f, J."""
     size = abs(V)
@@ -118,7 +119,7 @@ def _size(V, a, qd0, qd1):
     return size
 
 
-@njit
+@njit(allocates=False)
 def _mean_difference(position, values, r, out):
     """Δ_r f averaged over the paths, from f at the vertices ``values`` (P, n+1, ...) into ``out``."""
     P = position.shape[0]
@@ -166,15 +167,15 @@ def step_terms(model, data, q0, qd0, q1, qd1, dt, jacobian):
                 slot[path, m] = slot[0, m]
             else:
                 slot[path, m] = count
-                distinct[count] = vertices[path, m]
-                wanted[count] = moved[path, m]
+                copy_into(vertices[path, m], distinct[count])
+                copy_into(moved[path, m], wanted[count])
                 count += 1
     rigid_body_terms(model.arm, work.vertex_terms, distinct[:count], jacobian)
     ua, uV = work.vertex_terms.M, work.vertex_terms.potential_energy
     da, dv = work.vertex_terms.dM, work.vertex_terms.g
     for path in range(P):
         for m in range(n + 1):
-            a[path, m] = ua[slot[path, m]]
+            matrix_copy_into(ua[slot[path, m]], a[path, m])
             V[path, m] = uV[slot[path, m]]
     dq = work.dq
     for r in range(n):
@@ -186,7 +187,9 @@ def step_terms(model, data, q0, qd0, q1, qd1, dt, jacobian):
     for r in range(n):
         if abs(dq[r]) > small_step:
             _mean_difference(position, a, r, Da[r])
-            Da[r] /= dq[r]
+            for i in range(n):
+                for j in range(n):
+                    Da[r, i, j] /= dq[r]
             DV[r] = 0.0
             for path in range(P):
                 m = position[path, r]
@@ -198,7 +201,7 @@ def step_terms(model, data, q0, qd0, q1, qd1, dt, jacobian):
             continue
         for path in range(P):
             for g in range(G):
-                points[path * G + g] = vertices[path, position[path, r]]
+                copy_into(vertices[path, position[path, r]], points[path * G + g])
                 points[path * G + g, r] += nodes[g] * dq[r]
         rigid_body_terms(model.arm, work.edge_terms, points, True, r)
         Da[r] = 0.0
@@ -210,7 +213,7 @@ def step_terms(model, data, q0, qd0, q1, qd1, dt, jacobian):
                     for j in range(n):
                         Da[r, i, j] += w * pda[path * G + g, r, i, j]
                 DV[r] += w * pdv[path * G + g, r]
-    a1[...] = a[0, n]
+    matrix_copy_into(a[0, n], a1)
     # a1 q̇1 − a0 q̇0 = a1 (q̇1 − q̇0) + (a1 − a0) q̇0 with a1 − a0 = Σ_r Δq_r D_r a (the telescoping sum (2.5)):
     # the same momentum change, but its round-off is ε |a| |Δq̇| + ε |Δa| |q̇0| instead of ε |a| |q̇| (once per
     # divided difference, ε 2|a| |q̇0|); over Δt, and through a⁻¹, the latter was the floor of T + V's drift
