@@ -15,6 +15,24 @@ from discrete_robot.jit import njit
 _NAN = math.nan
 
 
+@njit(allocates=False)
+def triangular_solve(T, B, lower, unit_diagonal):
+    """Solve T X = B in place (B (n, m) overwritten by X) for the triangular matrix in the ``lower`` (else upper)
+    triangle of T (n, n), with ones on its diagonal if ``unit_diagonal`` (T's diagonal then not read). Row by row
+    over all right-hand sides at once, an inner loop the compiler vectorises."""
+    n, m = T.shape[0], B.shape[1]
+    for step in range(n):
+        i = step if lower else n - 1 - step
+        for k in range(0 if lower else i + 1, i if lower else n):
+            factor = T[i, k]
+            for c in range(m):
+                B[i, c] -= factor * B[k, c]
+        if not unit_diagonal:
+            inverse = 1.0 / T[i, i]
+            for c in range(m):
+                B[i, c] *= inverse
+
+
 @njit
 def cholesky_solve(A, B):
     """Solve A X = B in place (B (n, m) overwritten by X) for a symmetric positive-definite A (n, n): its lower
@@ -35,14 +53,7 @@ def cholesky_solve(A, B):
             for k in range(j):
                 s -= A[i, k] * A[j, k]
             A[i, j] = s * inverse
-    for i in range(n):          # L Z = B
-        for k in range(i):
-            factor = A[i, k]
-            for c in range(m):
-                B[i, c] -= factor * B[k, c]
-        inverse = 1.0 / A[i, i]
-        for c in range(m):
-            B[i, c] *= inverse
+    triangular_solve(A, B, True, False)     # L Z = B
     for i in range(n - 1, -1, -1):      # Lᵀ X = Z
         inverse = 1.0 / A[i, i]
         for c in range(m):
@@ -83,23 +94,12 @@ def inverse_into(A, lu, pivots, out):
             factor = lu[i, k]
             for j in range(k + 1, n):
                 lu[i, j] -= factor * lu[k, j]
-    for i in range(n):          # X = P, then its rows solved in place: L Y = P, U X = Y
+    for i in range(n):          # X = P, then solved in place: L Y = P, U X = Y
         for j in range(n):
             out[i, j] = 1.0 if i == j else 0.0
     for k in range(n):
         for j in range(n):
             out[k, j], out[pivots[k], j] = out[pivots[k], j], out[k, j]
-    for i in range(n):
-        for k in range(i):
-            factor = lu[i, k]
-            for j in range(n):
-                out[i, j] -= factor * out[k, j]
-    for i in range(n - 1, -1, -1):
-        for k in range(i + 1, n):
-            factor = lu[i, k]
-            for j in range(n):
-                out[i, j] -= factor * out[k, j]
-        inverse = 1.0 / lu[i, i]
-        for j in range(n):
-            out[i, j] *= inverse
+    triangular_solve(lu, out, True, True)
+    triangular_solve(lu, out, False, False)
     return True

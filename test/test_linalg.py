@@ -4,7 +4,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from discrete_robot.linalg import inverse_into
+from discrete_robot.linalg import cholesky_solve, inverse_into
 
 
 def _invert(A):
@@ -39,3 +39,18 @@ def test_a_singular_matrix_is_reported_and_gives_no_numbers():
 def test_a_matrix_that_needs_a_row_swap_is_inverted_exactly():
     ok, X = _invert(np.array([[0.0, 1.0], [1.0, 0.0]]))
     assert ok and X.tolist() == [[0.0, 1.0], [1.0, 0.0]]
+
+
+@settings(deadline=None)
+@given(st.integers(1, 12), st.integers(1, 4), st.integers(0, 2**32 - 1))
+def test_a_cholesky_solve_satisfies_its_system_and_refuses_an_indefinite_matrix(n, m, seed):
+    """A X = B to round-off for a random symmetric positive-definite A; a symmetric A with a negative eigenvalue
+    is refused."""
+    rng = np.random.default_rng(seed)
+    root = rng.normal(size=(n, n))
+    A, B = root @ root.T + n * np.eye(n), rng.normal(size=(n, m))
+    X = B.copy()
+    assert cholesky_solve(A.copy(), X)
+    assert np.abs(A @ X - B).max() <= 20.0 * n * np.finfo(float).eps * np.linalg.norm(A, np.inf) * np.abs(X).max()
+    indefinite = A - (np.linalg.eigvalsh(A)[0] + 1.0) * np.eye(n)
+    assert not cholesky_solve(indefinite, B.copy())
