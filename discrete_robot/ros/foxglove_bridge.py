@@ -59,9 +59,13 @@ class FoxgloveRelay(TopicRelay):
             self._resend.add(topic)
 
     def resend_latched(self) -> None:
+        """Log again the latched message of each topic a client subscribed to since the last call. A latched topic
+        whose message has not arrived yet stays pending until it has: the message may come while the server is
+        still adding the subscription, and go to no one (a client once missed /tf_static for 120 s in make test
+        on 2 cores)."""
         with self._lock:
             pending = [(t, self._latched[t]) for t in self._resend if self._latched.get(t) is not None]
-            self._resend.clear()
+            self._resend = {t for t in self._resend if t in self._latched and self._latched[t] is None}
         for topic, data in pending:
             self._channels[topic].log(data, log_time=time.time_ns())
 

@@ -92,6 +92,35 @@ def test_a_websocket_client_receives_tf_and_the_latched_description_as_ros_messa
     assert "Traceback" not in bringup.log()
 
 
+class _Channel:
+    def __init__(self):
+        self.logged = []
+
+    def log(self, data, log_time):
+        self.logged.append(data)
+
+
+@pytest.mark.parametrize("message_first", [True, False])
+def test_a_subscriber_gets_the_latched_message_whether_it_came_before_or_after_the_subscription(message_first):
+    """The relay alone (no ROS graph, no server): a client's subscription to a latched topic is answered with
+    the topic's message once it has one, even when the subscription came first and the message's own log may
+    have reached no one (the server still adding the subscription)."""
+    from discrete_robot.ros.foxglove_bridge import FoxgloveRelay
+
+    relay = FoxgloveRelay(node=None, context=None)
+    relay._channels["/tf_static"], relay._latched["/tf_static"] = _Channel(), None
+    relay.counts["/tf_static"] = 0
+    if message_first:
+        relay.forward("/tf_static", b"static")
+    relay.subscribed("/tf_static")
+    relay.resend_latched()
+    if not message_first:
+        relay.forward("/tf_static", b"static")
+    relay.resend_latched()
+    relay.resend_latched()
+    assert relay._channels["/tf_static"].logged == [b"static", b"static"]
+
+
 def test_a_recording_carries_the_publishers_qos_as_rosbag2_does(ros, tmp_path):
     import yaml
     from mcap.reader import make_reader
