@@ -5,7 +5,7 @@ of the inward normal, three friction values) are computed by the loop ``experime
 case.seed)`` in this process (the baseline: cases per second of one process, warm) and by the sweep engine on a
 local Ray with 1 and with 2 workers (warm: a small sweep first, in small tasks and the same Ray session, so
 that every worker has imported the experiment). Per-worker throughput = cases / compute_s / workers,
-compute_s from the first task to the last result (the rows written as Parquet parts on the way); ratio =
+compute_s from the first task to the last result (the rows written as Arrow parts on the way); ratio =
 per-worker sweep throughput / in-process throughput (1 would be free; the issue asks >= 0.8). REPEATS
 interleaved pairs (a loop, then a sweep: both see the same spell of a shared machine's load); ``ratio`` is the
 median of the pairs' ratios (``paired_ratios``), ``ratio_of_least`` the least sweep against the least loop,

@@ -3,8 +3,8 @@
 Ray and pyarrow are imported here (and in :mod:`.results`) only, when a sweep runs, so nothing else pays for
 them. The driver keeps two tasks in flight per worker (one running, one queued behind it, so that a worker never
 waits for the driver between tasks): each task runs a batch of cases in a worker process
-(:func:`run_cases`: every case with a budget of ``case_timeout``, its exception recorded as a failed row)
-and returns its rows encoded as a Parquet part, which the driver writes at once (:mod:`.results`).
+(:func:`run_cases`: every case with a budget of ``case_timeout``, its exception recorded as a failed row) and
+returns its rows encoded as an Arrow part, which the driver writes at once (:mod:`.results`).
 Batches follow guided self-scheduling (:func:`batch_size`): a new task takes ceil(remaining / (2 workers))
 cases, at most the spec's ``batch``, and at least enough for TASK_S of work at the per-case cost measured so
 far (or a tenth of ``batch`` before the first result): cheap cases share a task (Ray's per-task cost, about
@@ -28,6 +28,7 @@ What goes wrong on clusters:
 """
 
 import contextlib
+import functools
 import logging
 import math
 import operator
@@ -60,7 +61,7 @@ TOKEN_FILE = Path.home() / ".ray" / "auth_token"
 @dataclass(frozen=True)
 class Batch:
     """The cases of one task as they travel (one pickle): ids, samples, seeds, the inputs every case of the
-    sweep shares (``shared``, sent once per task) and, per case, the values of the ``varying`` ones. Cheap
+    batch shares (``shared``, sent once per task) and, per case, the values of the ``varying`` ones. Cheap
     cases pay per case for what a task carries: unpickling case objects and rebuilding the input columns from
     them cost the worker about 3.5 µs a predict-push case (of 65), rebuilding each case's inputs from these
     rows about 1.4 (measured in process); the pickle is 43 % of the case objects'."""
@@ -73,9 +74,14 @@ class Batch:
     values: list
 
     @classmethod
-    def of(cls, cases: list, shared: dict) -> "Batch":
-        """``cases`` with the inputs ``shared`` by every case of the sweep left out of their rows."""
-        varying = tuple(name for name in cases[0].inputs if name not in shared)
+    def of(cls, cases: list) -> "Batch":
+        """``cases`` with the inputs they all hold as the very same object (the spec's fixed values and the
+        defaults; a resolved value equal by chance counts as varying, which costs only its place in each row)
+        left out of their rows. Found per batch, so that the first task leaves before the driver has looked at
+        every case (4 ms of 10⁴ predict-push cases, while the workers wait)."""
+        first = cases[0].inputs
+        shared = {name: value for name, value in first.items() if all(c.inputs[name] is value for c in cases)}
+        varying = tuple(name for name in first if name not in shared)
         row = operator.itemgetter(*varying) if varying else (lambda inputs: ())
         values = [row(c.inputs) for c in cases] if len(varying) != 1 else [(row(c.inputs),) for c in cases]
         return cls([c.id for c in cases], [c.sample for c in cases], [c.seed for c in cases], shared, varying,
@@ -87,16 +93,9 @@ class Batch:
         return rows_table(experiment, self.ids, self.samples, self.seeds, self.shared, varying, outcomes, worker)
 
 
-def shared_inputs(cases: list) -> dict:
-    """The inputs every case holds as the very same object (the spec's fixed values and the defaults; a
-    resolved value equal by chance counts as varying, which costs only its place in each row)."""
-    first = cases[0].inputs
-    return {name: value for name, value in first.items() if all(c.inputs[name] is value for c in cases)}
-
-
 def run_cases(experiment, batch: bytes, case_timeout: float) -> tuple[bytes, int, float]:
     """Run the cases of a pickled :class:`Batch` in this worker process (module docstring): their rows encoded
-    as a Parquet part (:func:`.results.encode`), how many failed and the seconds they took. The cases come as
+    as an Arrow part (:func:`.results.encode`), how many failed and the seconds they took. The cases come as
     one pickle: a list argument would be serialized by Ray one object at a time (msgpack, one pickle per case:
     9 ms per 1000 cases in the driver, measured).
 
@@ -170,6 +169,16 @@ def start_ray(workers: int | None, address: str | None) -> tuple[object, int, bo
     return ray, workers, True
 
 
+@functools.cache
+def remote_run_cases():
+    """:func:`run_cases` as a Ray remote function, made once per process: Ray sends a remote function to its
+    cluster at its first call in each session (5 ms here, while the workers wait), so sweeps after the first in a
+    session (a notebook, a benchmark) skip it."""
+    import ray
+
+    return ray.remote(run_cases)
+
+
 def _failure_reason(error) -> str:
     import ray
 
@@ -194,7 +203,7 @@ def run_sweep(spec, experiment, cases: list, output_dir: Path, workers: int | No
     reused, interrupted, used, compute = len(cases) - len(todo), False, 0, 0.0
     if todo:
         ray, used, own = start_ray(workers, address)
-        remote = ray.remote(run_cases).options(num_cpus=1, max_retries=spec.retries)
+        remote = remote_run_cases().options(num_cpus=1, max_retries=spec.retries)
         bar = tqdm(total=len(todo), desc=f"sweep {experiment.name}", unit="case", file=sys.stderr,
                    disable=not progress, smoothing=0.05)
         stop = threading.Event()
@@ -235,7 +244,6 @@ def _drive(ray, remote, experiment_ref, experiment, spec, todo: deque, workers: 
     KeyboardInterrupt propagates."""
     isolated: deque = deque()
     in_flight: dict = {}
-    shared = shared_inputs(todo)
     failed, measured, measured_s = 0, 0, 0.0
 
     def submit():
@@ -244,7 +252,7 @@ def _drive(ray, remote, experiment_ref, experiment, spec, todo: deque, workers: 
         else:
             size = batch_size(len(todo), workers, spec.batch, measured_s / measured if measured else None)
             batch = [todo.popleft() for _ in range(size)]
-        packed = pickle.dumps(Batch.of(batch, shared), pickle.HIGHEST_PROTOCOL)
+        packed = pickle.dumps(Batch.of(batch), pickle.HIGHEST_PROTOCOL)
         ref = remote.remote(experiment_ref, packed, spec.case_timeout)
         allowed = QUEUED * (spec.retries + 1) * (spec.case_timeout * len(batch) + START_GRACE)
         in_flight[ref] = (batch, time.monotonic(), allowed)
@@ -263,7 +271,7 @@ def _drive(ray, remote, experiment_ref, experiment, spec, todo: deque, workers: 
             return
         took = time.monotonic() - submitted
         outcomes = Outcomes(["failed"], [reason], [{}], [took])
-        record(encode(Batch.of(batch, shared).table(experiment, outcomes, "")), 1, 1, took)
+        record(encode(Batch.of(batch).table(experiment, outcomes, "")), 1, 1, took)
 
     try:
         while todo or isolated or in_flight:

@@ -2,10 +2,10 @@
 
 One row per case: ``case`` (id), ``sample``, ``seed``, every input by name, ``status`` (ok / failed),
 ``error``, the experiment's metrics (null when failed), ``wall_s`` and ``worker`` (host:pid). Every finished
-task's rows go at once to their own part file, ``DIR/parts/<run>-<n>.parquet``, written under a temporary name
-and renamed (an atomic step), so a killed sweep loses only the tasks in flight. A worker encodes its task's
-part itself (:func:`encode`) and the driver writes the bytes as they come: the driver, which shares the
-machine with the workers, decodes and encodes nothing per case. :meth:`ResultStore.consolidate`
+task's rows go at once to their own part file, ``DIR/parts/<run>-<n>.arrow`` (Arrow's IPC file format), written
+under a temporary name and renamed (an atomic step), so a killed sweep loses only the tasks in flight. A worker
+encodes its task's part itself (:func:`encode`) and the driver writes the bytes as they come: the driver, which
+shares the machine with the workers, decodes and encodes nothing per case. :meth:`ResultStore.consolidate`
 merges ``DIR/results.parquet`` and the parts into a new ``results.parquet`` (again written aside and renamed),
 then removes the parts; for a case with several rows (a failure re-run by ``--resume``) the last written wins.
 pyarrow is imported here only, and this module only by the sweep engine.
@@ -23,6 +23,7 @@ from discrete_robot.errors import InputError
 
 RESULTS = "results.parquet"
 PARTS = "parts"
+PART_SUFFIX = ".arrow"
 #: the Arrow type of each input and metric kind (discrete_robot.sweep.spec.KINDS, experiments.Metric)
 TYPES = {"number": pa.float64(), "integer": pa.int64(), "boolean": pa.bool_(), "choice": pa.string(),
          "text": pa.string(), "vector": pa.list_(pa.float64()), "matrix": pa.list_(pa.list_(pa.float64()))}
@@ -64,11 +65,23 @@ def rows_table(experiment, ids: list, samples: list, seeds: list, shared: dict, 
 
 
 def encode(table: pa.Table) -> bytes:
-    """``table`` as the bytes of a part file: no compression nor statistics (a part is read once, by
-    :meth:`ResultStore.consolidate`; both cost more than they save there)."""
+    """``table`` as the bytes of a part file: Arrow's IPC file format, its buffers compressed with LZ4. A part is
+    read once, by :meth:`ResultStore.consolidate`, so the cheapest encoding wins: a worker paid 0.81 µs a
+    predict-push case to encode Parquet (uncompressed, 80 bytes a case) and pays 0.24 µs for this (87 bytes),
+    and reading it back costs 0.02 µs where Parquet cost 0.86 (in process, 1000 cases)."""
     sink = pa.BufferOutputStream()
-    pq.write_table(table, sink, compression="none", write_statistics=False)
+    with pa.ipc.new_file(sink, table.schema, options=pa.ipc.IpcWriteOptions(compression="lz4")) as writer:
+        writer.write_table(table)
     return sink.getvalue().to_pybytes()
+
+
+def _read_part(path: Path, expected: pa.Schema) -> pa.Table:
+    """A part file's rows, refused (ValueError) unless they have the ``expected`` columns."""
+    with pa.ipc.open_file(path) as reader:
+        table = reader.read_all()
+    if not table.schema.equals(expected):
+        raise ValueError(f"{path.name} has the columns {table.schema.names}")
+    return table
 
 
 class ResultStore:
@@ -89,14 +102,14 @@ class ResultStore:
         self.parts.mkdir(parents=True, exist_ok=True)
 
     def _part_files(self) -> list[Path]:
-        return sorted(self.parts.glob("*.parquet")) if self.parts.is_dir() else []
+        return sorted(self.parts.glob(f"*{PART_SUFFIX}")) if self.parts.is_dir() else []
 
     def write(self, part: bytes, rows: int) -> None:
         """One finished task's ``rows``, encoded as a part (:func:`encode` of a :func:`schema` table), as their
         own file (atomic)."""
         self.count += 1
         self.rows += rows
-        target = self.parts / f"{self.run}-{self.count:06d}.parquet"
+        target = self.parts / f"{self.run}-{self.count:06d}{PART_SUFFIX}"
         temporary = target.with_suffix(".tmp")
         temporary.write_bytes(part)
         os.replace(temporary, target)
@@ -104,10 +117,10 @@ class ResultStore:
     def read(self) -> pa.Table:
         """Every row kept so far (results.parquet, then the parts in the order written), the last row of each
         case only."""
-        files = ([self.path] if self.path.exists() else []) + self._part_files()
         try:
-            tables = [pq.read_table(f, schema=self.schema) for f in files]
-        except (pa.ArrowInvalid, KeyError, OSError) as error:
+            tables = (([pq.read_table(self.path, schema=self.schema)] if self.path.exists() else [])
+                      + [_read_part(f, self.schema) for f in self._part_files()])
+        except (pa.ArrowInvalid, KeyError, OSError, ValueError) as error:
             raise InputError(f"--resume: {self.directory} holds results another experiment or version wrote "
                              f"({error})") from None
         if not tables:

@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from discrete_robot.sweep.commands import prepare
-from discrete_robot.sweep.results import ResultStore
+from discrete_robot.sweep.results import PART_SUFFIX, PARTS, ResultStore
 
 pytestmark = [pytest.mark.skipif(importlib.util.find_spec("ray") is None, reason="needs ray (make setup)"),
               pytest.mark.slow]
@@ -79,7 +79,7 @@ def test_ctrl_c_stops_the_workers_and_keeps_what_is_done(tmp_path):
             # the long cases keep the sweep running however long the first result takes (bounded only so that a
             # hang ends the test)
             deadline = time.monotonic() + 600.0
-            while not list((output / "parts").glob("*.parquet")):
+            while not list((output / PARTS).glob(f"*{PART_SUFFIX}")):
                 assert process.poll() is None, (tmp_path / "stderr").read_text()[-3000:]
                 assert time.monotonic() < deadline, "no result in 600 s"
                 time.sleep(0.1)
