@@ -1,9 +1,13 @@
 """A task's cases as they travel and its rows as they come back, without Ray: every case's inputs are rebuilt
 from a batch as they were; a worker's part read back by the store gives the rows the worker computed, value for
 value, by the same experiment function called on the original cases; a part another experiment wrote is
-refused by --resume."""
+refused by --resume; a worker process freezes its heap out of the garbage collector once, and the garbage its
+later tasks make is still collected."""
 
 import pickle
+import subprocess
+import sys
+import textwrap
 
 import pytest
 from hypothesis import given, settings
@@ -58,3 +62,33 @@ def test_a_part_of_another_experiment_is_refused_on_resume(tmp_path):
     with pytest.raises(InputError, match="--resume: .* another experiment or version"):
         ResultStore(tmp_path, swings, resume=True).done()
 
+
+def test_a_worker_freezes_its_heap_once_and_later_garbage_is_still_collected():
+    """In a fresh interpreter, as a Ray worker runs tasks (run_task): after the first, the objects alive are
+    frozen (gc.get_freeze_count); a reference cycle dropped between tasks is freed by the next collection, and
+    the second task freezes nothing more."""
+    script = textwrap.dedent(f"""
+        import gc, pickle, weakref
+        from discrete_robot.sweep.commands import prepare
+        from discrete_robot.sweep.engine import Batch, run_task
+        _, experiment, cases = prepare({PUSHES!r})
+        batch = pickle.dumps(Batch.of(cases[:3]))
+        assert gc.get_freeze_count() == 0
+        run_task(experiment, batch, 60.0)
+        frozen = gc.get_freeze_count()
+
+        class Node:
+            pass
+
+        node = Node()
+        node.itself = node
+        alive = weakref.ref(node)
+        del node
+        run_task(experiment, batch, 60.0)
+        gc.collect()
+        print(frozen, gc.get_freeze_count(), alive() is None)
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    frozen, after, collected = done.stdout.split()
+    assert int(frozen) > 10_000 and int(after) == int(frozen) and collected == "True"
