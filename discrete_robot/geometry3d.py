@@ -31,7 +31,7 @@ def hat(v: np.ndarray) -> np.ndarray:
     return (v @ _HAT).reshape(v.shape[:-1] + (3, 3))
 
 
-@njit
+@njit(allocates=False)
 def hat_into(v, out):
     """:func:`hat` of one vector into ``out`` (3×3), for kernels that reuse their workspace."""
     out[0, 0], out[0, 1], out[0, 2] = 0.0, -v[2], v[1]
@@ -126,7 +126,7 @@ def quaternion_to_matrix_unnormalised(quaternion: np.ndarray) -> np.ndarray:
     return out
 
 
-@njit
+@njit(allocates=False)
 def _quaternion_formula_into(w, x, y, z, out):
     """The formula of :func:`quaternion_to_matrix_unnormalised` for q = [w, x, y, z], into ``out`` (3×3)."""
     out[0, 0], out[0, 1], out[0, 2] = w * w + x * x - y * y - z * z, 2.0 * (x * y - w * z), 2.0 * (x * z + w * y)
@@ -142,7 +142,7 @@ def quaternion_to_matrix(quaternion: np.ndarray) -> np.ndarray:
     return out
 
 
-@njit
+@njit(allocates=False)
 def quaternion_to_matrix_into(quaternion, out):
     """:func:`quaternion_to_matrix` into ``out`` (3×3)."""
     w, x, y, z = quaternion[0], quaternion[1], quaternion[2], quaternion[3]
@@ -186,7 +186,7 @@ def quaternion_multiply(p: np.ndarray, q: np.ndarray) -> np.ndarray:
     return out
 
 
-@njit
+@njit(allocates=False)
 def quaternion_multiply_into(p, q, out):
     """:func:`quaternion_multiply` into ``out`` (4,; it must not alias p or q)."""
     out[0] = p[0] * q[0] - p[1] * q[1] - p[2] * q[2] - p[3] * q[3]
@@ -206,7 +206,7 @@ def quaternion_exp(theta: np.ndarray) -> np.ndarray:
     return out
 
 
-@njit
+@njit(allocates=False)
 def quaternion_exp_into(theta, out):
     """:func:`quaternion_exp` into ``out`` (4,)."""
     angle = math.sqrt(theta[0] ** 2 + theta[1] ** 2 + theta[2] ** 2)
@@ -219,7 +219,7 @@ def quaternion_exp_into(theta, out):
     out[0], out[1], out[2], out[3] = math.cos(0.5 * angle), s * theta[0], s * theta[1], s * theta[2]
 
 
-@njit
+@njit(allocates=False)
 def right_jacobian_inverse_into(theta, omega, out):
     """θ̇ = J_r(θ)⁻¹ ω into ``out`` (3,; it must not alias θ or ω): with R = R_n exp([θ]ₓ) and the body angular
     velocity ω (rad/s), the rate of the rotation vector θ (rad) of SO(3).

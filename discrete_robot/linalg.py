@@ -33,7 +33,7 @@ def triangular_solve(T, B, lower, unit_diagonal):
                 B[i, c] *= inverse
 
 
-@njit
+@njit(allocates=False)
 def cholesky_solve(A, B):
     """Solve A X = B in place (B (n, m) overwritten by X) for a symmetric positive-definite A (n, n): its lower
     triangle is read, then overwritten by the Cholesky factor L (A = L Lᵀ). Returns False, with A and B partly

@@ -65,6 +65,7 @@ import numpy as np
 
 from discrete_robot.errors import ConvergenceError, ModelError
 from discrete_robot.geometry3d import (
+    copy_into,
     cross_add,
     hat_into,
     mat_mul,
@@ -72,6 +73,7 @@ from discrete_robot.geometry3d import (
     mat_t_vec,
     mat_vec,
     mat_vec_add,
+    matrix_copy_into,
     quaternion_to_matrix_into,
     rotation_into,
 )
@@ -166,6 +168,7 @@ class Data(NamedTuple):
     momentum_partials: np.ndarray           # (nb + 1, 3) ∂K/∂w per w block (0 V0, 1 ω0, 1 + b link b)
     momentum_terms: np.ndarray              # (nb + 1, 3) d/dt ∂K/∂w, then the left-hand side at u̇ = 0
     block_forces: np.ndarray                # (nb + 1, 3) the loads' generalised forces per w block
+    load_world: np.ndarray                  # (3, 3) a load in the world: force, moment, application point
     rhs: np.ndarray                         # (nu,) Q − h
     offset_hat: np.ndarray                  # (3, 3) [r_p]
     com_hat: np.ndarray                     # (3, 3) [R_b]
@@ -201,7 +204,8 @@ def create_data(model: Model) -> Data:
         relative_angular_velocity=np.zeros((nb, 3)), angular_velocity_bias_rate=np.zeros((nb, 3)),
         linear_velocity_bias_rate=np.zeros((nb, 3)), M=np.zeros((nu, nu)), nle=np.zeros(nu), tau=np.zeros(nu),
         v=np.zeros(nu), ddq=np.zeros(nu), body_force=np.zeros((nb, 3)), momentum_partials=np.zeros((nb + 1, 3)),
-        momentum_terms=np.zeros((nb + 1, 3)), block_forces=np.zeros((nb + 1, 3)), rhs=np.zeros(nu),
+        momentum_terms=np.zeros((nb + 1, 3)), block_forces=np.zeros((nb + 1, 3)),
+        load_world=np.zeros((3, 3)), rhs=np.zeros(nu),
         offset_hat=np.zeros((3, 3)), com_hat=np.zeros((3, 3)), matrix=np.zeros((3, 3)), product=np.zeros((3, 3)),
         carried=np.zeros((3, 3)), e_angular=np.zeros((3, 3)), e_linear=np.zeros((3, 3)), vector=np.zeros(3),
         carried_vector=np.zeros(3), moved_vector=np.zeros(3), coupling=np.zeros((6, 3)),
@@ -228,7 +232,7 @@ def pack_loads(robot: SpaceRobot, loads) -> tuple:
 # ----------------------------------------------------------------------------------------- kernels
 
 
-@njit
+@njit(allocates=False)
 def _slot_u(ints, path, b, s):
     """(first row in u, number of rows, link index or -1) of slot ``s`` of body ``b``."""
     if s < 2:
@@ -237,7 +241,7 @@ def _slot_u(ints, path, b, s):
     return 6 + ints[link, RATE], ints[link, NDOF], link
 
 
-@njit
+@njit(allocates=False)
 def _project_rows(S, ndof, block, out):
     """out[:ndof] = Sᵀ block (block 3 x k rows of w -> ndof rows of u)."""
     for i in range(ndof):
@@ -248,7 +252,7 @@ def _project_rows(S, ndof, block, out):
 # The kernels a dynamics evaluation runs are inlined into their callers (numba IR, `inline="always"`): a call
 # passes Data's 43 arrays field by field, and the RKMK4 step of the dual arm took 59-65 µs against 52-53 µs for
 # the positional layout before; inlined, 54-55 µs (the price: ~10 s more compilation in make setup).
-@njit(inline="always")
+@njit(inline="always", allocates=False)
 def configuration(model, data, base_q, joint_q, angles, base_position):
     """Poses, eq. (25): rotations A_b (parent -> child) and body -> world, CoM positions and joint origins
     (world, m) with the base CoM at ``base_position``, and each joint's motion subspace S_b (3 x ndof)."""
@@ -258,8 +262,8 @@ def configuration(model, data, base_q, joint_q, angles, base_position):
     # 27 products of a 3x3 matrix (this loop runs once per body per dynamics evaluation)
     turn, product, vector = data.matrix, data.product, data.vector
     quaternion_to_matrix_into(base_q, relative[0])
-    rotations[0] = relative[0]
-    positions[0] = base_position
+    matrix_copy_into(relative[0], rotations[0])
+    copy_into(base_position, positions[0])
     mat_vec(rotations[0], com[0], vector)
     for i in range(3):
         origins[0, i] = base_position[i] - vector[i]
@@ -272,17 +276,17 @@ def configuration(model, data, base_q, joint_q, angles, base_position):
             for i in range(3):
                 S[b, i, i] = 1.0
         else:
-            relative[b] = fixed[b]
+            matrix_copy_into(fixed[b], relative[b])
             for i in range(ndof):
                 rotation_into(axes[b, i], angles[ints[b, ANGLE] + i], turn)
                 mat_mul(relative[b], turn, product)
-                relative[b] = product
+                matrix_copy_into(product, relative[b])
             if ndof == 1:
-                S[b, :, 0] = axes[b, 0]
+                copy_into(axes[b, 0], S[b, :, 0])
             else:
                 mat_t_vec(turn, axes[b, 0], vector)    # turn: the second axis' rotation, the last one applied
-                S[b, :, 0] = vector
-                S[b, :, 1] = axes[b, 1]
+                copy_into(vector, S[b, :, 0])
+                copy_into(axes[b, 1], S[b, :, 1])
         mat_mul(rotations[p], relative[b], rotations[b])
         mat_vec(rotations[p], offset[b], vector)
         for i in range(3):
@@ -292,7 +296,7 @@ def configuration(model, data, base_q, joint_q, angles, base_position):
             positions[b, i] = origins[b, i] + vector[i]
 
 
-@njit(inline="always")
+@njit(inline="always", allocates=False)
 def partial_derivatives(model, data):
     """X_b = ∂Ω_b/∂w and Y_b = ∂V_b/∂w per slot, eqs. (30), (32), (34)–(37), (42)–(45):
     inherited slots X_b = X_p A_b, Y_b = (Y_p + X_p [r_p]) A_b + X_b [R_b]; own slot X = I, Y = [R_b].
@@ -314,29 +318,29 @@ def partial_derivatives(model, data):
         hat_into(com[b], Rx)
         for s in range(own):
             mat_mul(X[p, s], A, X[b, s])
-            carried[:, :] = Y[p, s]
+            matrix_copy_into(Y[p, s], carried)
             mat_mul_add(X[p, s], rx, carried)
             mat_mul(carried, A, Y[b, s])
             mat_mul_add(X[b, s], Rx, Y[b, s])
         X[b, own] = 0.0
         for i in range(3):
             X[b, own, i, i] = 1.0
-        Y[b, own] = Rx
+        matrix_copy_into(Rx, Y[b, own])
         _joint_map(A, rx, Rx, T[b])
 
 
-@njit
+@njit(allocates=False)
 def _joint_map(A, rx, Rx, out):
     """out = [[A, [r_p] A + A [R_b]], [0, A]] (6x6): the map T_b of :func:`partial_derivatives` for A = A_b, and
     its rate Ṫ_b for A = Ȧ_b (r_p and R_b are constant)."""
-    out[:3, :3] = A
+    matrix_copy_into(A, out[:3, :3])
     out[3:, :3] = 0.0
-    out[3:, 3:] = A
+    matrix_copy_into(A, out[3:, 3:])
     mat_mul(rx, A, out[:3, 3:])
     mat_mul_add(A, Rx, out[:3, 3:])
 
 
-@njit
+@njit(allocates=False)
 def _spatial_congruence_add(T, C, product, out):
     """out += T C Tᵀ (6x6; ``product`` a 6x6 scratch array)."""
     for i in range(6):
@@ -353,7 +357,7 @@ def _spatial_congruence_add(T, C, product, out):
             out[i, j] += value
 
 
-@njit(inline="always")
+@njit(inline="always", allocates=False)
 def composite_inertias(model, data):
     """C_b: the inertia of the subtree rooted at body b moving rigidly with it, 6x6 over (Ω_b, V_b) in b's
     frame at b's CoM (kg m², kg m, kg): C_b = diag(I_b, m_b 1) + Σ_children T_c C_c T_cᵀ, T_c the map
@@ -363,7 +367,7 @@ def composite_inertias(model, data):
     nb = ints.shape[0]
     for b in range(nb):
         C[b] = 0.0
-        C[b, :3, :3] = inertia[b]
+        matrix_copy_into(inertia[b], C[b, :3, :3])
         for i in range(3):
             C[b, 3 + i, 3 + i] = mass[b]
     product = data.spatial_product
@@ -371,7 +375,7 @@ def composite_inertias(model, data):
         _spatial_congruence_add(T[b], C[b], product, C[ints[b, PARENT]])
 
 
-@njit(inline="always")
+@njit(inline="always", allocates=False)
 def mass_matrix(model, data):
     """M = Gᵀ M_w G with M_w = Σ_b Y_b m_b Y_bᵀ + X_b I_b X_bᵀ (kg, kg m²), the sum grouped by subtree.
 
@@ -405,7 +409,7 @@ def mass_matrix(model, data):
                 if ls >= 0 and ns < 3:
                     _project_rows(S[ls], ns, block, left)
                 else:
-                    left[:, :] = block
+                    matrix_copy_into(block, left)
                 for a in range(ns):
                     for b in range(nt):
                         value = 0.0
@@ -419,14 +423,14 @@ def mass_matrix(model, data):
                             M[rt + b, rs + a] += value
 
 
-@njit(inline="always")
+@njit(inline="always", allocates=False)
 def velocities(model, data, u):
     """Recursive kinematics (24), (27): Ω_b, V_b (body frames) and ω_b = S_b u_b from u = [V0, ω0, rates]."""
     ints, offset, com = model.tree, model.offset, model.com
     relative, S, omega, velocity = data.relative, data.S, data.angular_velocity, data.linear_velocity
     rel = data.relative_angular_velocity
-    velocity[0] = u[0:3]
-    omega[0] = u[3:6]
+    copy_into(u[0:3], velocity[0])
+    copy_into(u[3:6], omega[0])
     rel[0] = 0.0
     carried = data.carried_vector
     for b in range(1, ints.shape[0]):
@@ -437,14 +441,15 @@ def velocities(model, data, u):
             for j in range(ndof):
                 rel[b, i] += S[b, i, j] * u[r + j]
         mat_t_vec(A, omega[p], omega[b])
-        omega[b] += rel[b]
-        carried[:] = velocity[p]
+        for i in range(3):
+            omega[b, i] += rel[b, i]
+        copy_into(velocity[p], carried)
         cross_add(omega[p], offset[b], carried)
         mat_t_vec(A, carried, velocity[b])
         cross_add(omega[b], com[b], velocity[b])
 
 
-@njit(inline="always")
+@njit(inline="always", allocates=False)
 def _bias_accelerations(model, data):
     """Ω̇_b, V̇_b at u̇ = 0 (only the Ṡ u of universal joints, −q̇₀ q̇₁ a₁ × S₀, drives them besides
     the velocity products), by differentiating (24) and (27) with Ċ = −[ω]C."""
@@ -470,17 +475,17 @@ def _bias_accelerations(model, data):
             omega_dot[b, 1] += scale * (second[2] * first[0] - second[0] * first[2])
             omega_dot[b, 2] += scale * (second[0] * first[1] - second[1] * first[0])
         # V̇_b = Aᵀ (V̇_p + Ω̇_p × r_p) − ω_b × Aᵀ (V_p + Ω_p × r_p) + Ω̇_b × R_b
-        moved[:] = velocity[p]
+        copy_into(velocity[p], moved)
         cross_add(omega[p], offset[b], moved)
         mat_t_vec(A, moved, carried)
-        moved[:] = velocity_dot[p]
+        copy_into(velocity_dot[p], moved)
         cross_add(omega_dot[p], offset[b], moved)
         mat_t_vec(A, moved, velocity_dot[b])
         cross_add(carried, rel[b], velocity_dot[b])
         cross_add(omega_dot[b], com[b], velocity_dot[b])
 
 
-@njit
+@njit(allocates=False)
 def _scatter(ints, path, S, b, s, vector3, out):
     """out[rows of slot s of body b in u] += S_linkᵀ vector3 (the projection Gᵀ of one 3-row w block)."""
     r, n, link = _slot_u(ints, path, b, s)
@@ -491,7 +496,7 @@ def _scatter(ints, path, S, b, s, vector3, out):
             out[r + i] += vector3[i]
 
 
-@njit
+@njit(allocates=False)
 def _spatial_mat_vec_add(T, v, out):
     """out += T v (6x6 by 6)."""
     for i in range(6):
@@ -501,7 +506,7 @@ def _spatial_mat_vec_add(T, v, out):
         out[i] += value
 
 
-@njit(inline="always")
+@njit(inline="always", allocates=False)
 def bias_forces(model, data):
     """h = Gᵀ × the left-hand sides of (19)–(21) at u̇ = 0: d/dt ∂K/∂w (velocity products), the transport
     terms [ω0] p_V0, [ω0] p_ω0 + [V0] p_V0, [ω_i] p_ω_i, and the E terms (47)–(53).
@@ -538,14 +543,14 @@ def bias_forces(model, data):
     # ∂K/∂w and the left-hand sides per w block (block 0 V0, 1 ω0, 1 + link)
     momentum = data.momentum_partials
     terms = data.momentum_terms
-    momentum[0] = P[0, 3:]
-    momentum[1] = P[0, :3]
-    terms[0] = P_rate[0, 3:]
-    terms[1] = P_rate[0, :3]
+    copy_into(P[0, 3:], momentum[0])
+    copy_into(P[0, :3], momentum[1])
+    copy_into(P_rate[0, 3:], terms[0])
+    copy_into(P_rate[0, :3], terms[1])
     for b in range(1, nb):
-        momentum[1 + b] = P[b, :3]
+        copy_into(P[b, :3], momentum[1 + b])
         cross_add(com[b], P[b, 3:], momentum[1 + b])
-        terms[1 + b] = P_rate[b, :3]
+        copy_into(P_rate[b, :3], terms[1 + b])
         cross_add(com[b], P_rate[b, 3:], terms[1 + b])
     cross_add(omega[0], momentum[0], terms[0])
     cross_add(omega[0], momentum[1], terms[1])
@@ -559,7 +564,7 @@ def bias_forces(model, data):
         hat_into(com[b], Rx)
         mat_t_vec(A, omega[p], vector)
         hat_into(vector, own_b)
-        carried_velocity[:] = velocity[p]
+        copy_into(velocity[p], carried_velocity)
         cross_add(omega[p], offset[b], carried_velocity)
         mat_t_vec(A, carried_velocity, vector)
         hat_into(vector, own_a)
@@ -567,26 +572,36 @@ def bias_forces(model, data):
         mat_vec_add(own_b, P[b, :3], terms[1 + b])
         mat_vec_add(own_a, P[b, 3:], terms[1 + b])
     h[:] = 0.0
-    h[0:6] = terms[0:2].ravel()
+    for i in range(6):      # the V0 and ω0 blocks
+        h[i] = terms[i // 3, i % 3]
     for b in range(1, nb):
         _scatter(ints, path, S, b, 1 + ints[b, DEPTH], terms[1 + b], h)
 
 
-@njit(inline="always")
+@njit(inline="always", allocates=False)
 def load_in_world(data, load_bodies, load_vectors, load_in_body, k):
-    """Load ``k`` in the world at the configuration in ``data``: (body, force (N), moment (N m), application point
-    (m)). A load given in the body frame is turned by the body's rotation; a point given as NaN is the body's CoM,
-    any other is in the body frame from its origin (:func:`pack_loads`)."""
+    """Load ``k`` in the world at the configuration in ``data``, into the rows of ``data.load_world``: force (N),
+    moment (N m), application point (m); returns its body. A load given in the body frame is turned by the
+    body's rotation; a point given as NaN is the body's CoM, any other is in the body frame from its origin
+    (:func:`pack_loads`)."""
     b = load_bodies[k]
-    R = data.oRi[b]
-    force, moment = load_vectors[k, 0], load_vectors[k, 1]
+    R, world = data.oRi[b], data.load_world
     if load_in_body[k] == 1:
-        force, moment = R @ force, R @ moment
-    point = data.com_positions[b] if math.isnan(load_vectors[k, 2, 0]) else data.oPi[b] + R @ load_vectors[k, 2]
-    return b, force, moment, point
+        mat_vec(R, load_vectors[k, 0], world[0])
+        mat_vec(R, load_vectors[k, 1], world[1])
+    else:
+        copy_into(load_vectors[k, 0], world[0])
+        copy_into(load_vectors[k, 1], world[1])
+    if math.isnan(load_vectors[k, 2, 0]):
+        copy_into(data.com_positions[b], world[2])
+    else:
+        mat_vec(R, load_vectors[k, 2], world[2])
+        for i in range(3):
+            world[2, i] += data.oPi[b, i]
+    return b
 
 
-@njit(inline="always")
+@njit(inline="always", allocates=False)
 def applied_forces(model, data, torques, load_bodies, load_vectors, load_in_body):
     """Q = Gᵀ [F0; M0; M_i] of the loads plus the joint torques; also each body's world force in data.body_force.
 
@@ -595,25 +610,37 @@ def applied_forces(model, data, torques, load_bodies, load_vectors, load_in_body
     ints, path = model.tree, model.path
     rotations, positions, origins, S, Q = data.oRi, data.com_positions, data.oPi, data.S, data.tau
     body_force, w_forces = data.body_force, data.block_forces
+    world, lever, moment_about, turned = data.load_world, data.vector, data.carried_vector, data.moved_vector
+    force, moment, point = world[0], world[1], world[2]
     nb = ints.shape[0]
     w_forces[:] = 0.0
     body_force[:] = 0.0
     for k in range(load_bodies.shape[0]):
-        b, force, moment, point = load_in_world(data, load_bodies, load_vectors, load_in_body, k)
-        body_force[b] += force
-        w_forces[0] += rotations[0].T @ force
-        w_forces[1] += rotations[0].T @ (np.cross(point - positions[0], force) + moment)
-        for j in range(ints[b, DEPTH]):
-            i = path[b, j]
-            w_forces[1 + i] += rotations[i].T @ (np.cross(point - origins[i], force) + moment)
+        b = load_in_world(data, load_bodies, load_vectors, load_in_body, k)
+        mat_t_vec(rotations[0], force, turned)
+        for i in range(3):
+            body_force[b, i] += force[i]
+            w_forces[0, i] += turned[i]
+        # the moment about the base CoM, then about each joint on the way to b, in that body's frame
+        for j in range(-1, ints[b, DEPTH]):
+            i = 0 if j < 0 else path[b, j]
+            centre = positions[0] if j < 0 else origins[i]
+            for m in range(3):
+                lever[m] = point[m] - centre[m]
+            copy_into(moment, moment_about)
+            cross_add(lever, force, moment_about)
+            mat_t_vec(rotations[i], moment_about, turned)
+            for m in range(3):
+                w_forces[1 + i, m] += turned[m]
     Q[:] = 0.0
-    Q[0:6] = w_forces[0:2].ravel()
-    Q[6:] = torques
+    for i in range(6):      # the V0 and ω0 blocks
+        Q[i] = w_forces[i // 3, i % 3]
+    copy_into(torques, Q[6:])
     for b in range(1, nb):
         _scatter(ints, path, S, b, 1 + ints[b, DEPTH], w_forces[1 + b], Q)
 
 
-@njit
+@njit(allocates=False)
 def _arm_size(arm_rates, a):
     """Number of joint rates of arm ``a`` (its row of ``arm_rates`` is -1 padded)."""
     n = 0
@@ -622,7 +649,7 @@ def _arm_size(arm_rates, a):
     return n
 
 
-@njit(inline="always")
+@njit(inline="always", allocates=False)
 def solve_by_arms(model, data):
     """u̇ = M⁻¹ (Q − h) into ``data.ddq`` by block elimination (eq. (39)): each arm's block factored alone, then
     the 6x6 base Schur complement; arms couple only through the base, so the cost is linear in the number of
@@ -631,8 +658,8 @@ def solve_by_arms(model, data):
     for i in range(rhs.shape[0]):
         rhs[i] = data.tau[i] - data.nle[i]
     schur, base, solved, storage = data.schur, data.base_solution, data.arm_solutions, data.arm_block
-    schur[:, :] = M[:6, :6]
-    base[:, 0] = rhs[:6]
+    matrix_copy_into(M[:6, :6], schur)
+    copy_into(rhs[:6], base[:, 0])
     arms = arm_rates.shape[0]
     for a in range(arms):
         n = _arm_size(arm_rates, a)
@@ -655,7 +682,7 @@ def solve_by_arms(model, data):
                 base[i, 0] -= coupling * right[k, 6]
     if not cholesky_solve(schur, base):
         return False
-    out[:6] = base[:, 0]
+    copy_into(base[:, 0], out[:6])
     for a in range(arms):
         for k in range(_arm_size(arm_rates, a)):
             value = solved[a, k, 6]
@@ -665,7 +692,7 @@ def solve_by_arms(model, data):
     return True
 
 
-@njit
+@njit(allocates=False)
 def forward_kinematics(model, data, base_q, joint_q, angles, base_position, u):
     """Poses (:func:`configuration`) and velocities (:func:`velocities`) into ``data`` at the configuration (base
     attitude ``base_q``, spherical joints' ``joint_q`` (quaternions [w, x, y, z]), other joints' ``angles`` (rad),
@@ -674,7 +701,7 @@ def forward_kinematics(model, data, base_q, joint_q, angles, base_position, u):
     velocities(model, data, u)
 
 
-@njit
+@njit(allocates=False)
 def equation_terms(model, data, base_q, joint_q, angles, base_position, u, torques, load_bodies, load_vectors,
                    load_in_body):
     """M, h and Q of M u̇ + h = Q into ``data.M``, ``data.nle``, ``data.tau`` (and the poses and velocities) at
@@ -682,13 +709,13 @@ def equation_terms(model, data, base_q, joint_q, angles, base_position, u, torqu
     configuration(model, data, base_q, joint_q, angles, base_position)
     partial_derivatives(model, data)
     mass_matrix(model, data)
-    data.v[:] = u
+    copy_into(u, data.v)
     velocities(model, data, u)
     bias_forces(model, data)
     applied_forces(model, data, torques, load_bodies, load_vectors, load_in_body)
 
 
-@njit
+@njit(allocates=False)
 def forward_dynamics(model, data, base_q, joint_q, angles, base_position, u, torques, load_bodies, load_vectors,
                      load_in_body):
     """u̇ = M⁻¹ (Q − h) into ``data.ddq`` at the state of :func:`equation_terms`. Returns a status code (OK when

@@ -24,9 +24,11 @@ import numpy as np
 from numba.extending import register_jitable
 
 from discrete_robot.geometry3d import (
+    copy_into,
     cross_add,
     cross_into,
     mat_t_vec,
+    matrix_copy_into,
     quaternion_exp_into,
     quaternion_multiply_into,
     right_jacobian_inverse_into,
@@ -112,7 +114,7 @@ def create_data(model: kernels.Model) -> Data:
                 base_now=np.zeros(4), joints_now=np.zeros((spherical, 4)))
 
 
-@njit
+@njit(allocates=False)
 def _attitude(q, theta, turn, out):
     """R_n exp(Θ) of the attitude ``q`` (a unit quaternion) and the increment ``theta``, normalised, into ``out``;
     ``turn`` (4,): workspace."""
@@ -123,7 +125,7 @@ def _attitude(q, theta, turn, out):
         out[i] /= norm
 
 
-@njit
+@njit(allocates=False)
 def _attitudes(model, data, y, base_q, joint_q, base_out, joints_out):
     """R_n exp(Θ) of the base and the spherical joints, as unit quaternions."""
     turn = data.attitude_turn
@@ -133,7 +135,7 @@ def _attitudes(model, data, y, base_q, joint_q, base_out, joints_out):
         _attitude(joint_q[k], y[t:t + 3], turn, joints_out[k])
 
 
-@njit
+@njit(allocates=False)
 def derivative(model, data, y, base_q, joint_q, torques, load_bodies, load_vectors, load_in_body, out):
     """ẏ at y: reconstructs the base pose from c and the base velocities from P, L (first six rows of M u),
     then the joint accelerations by the recursive forward dynamics. Returns a status code."""
@@ -159,8 +161,9 @@ def derivative(model, data, y, base_q, joint_q, torques, load_bodies, load_vecto
         base_position[i] = center[i] - offset[i] / total
         lever[i] = center[i] - base_position[i]
     for b in range(mass.shape[0]):
-        positions[b] += base_position
-        origins[b] += base_position
+        for i in range(3):
+            positions[b, i] += base_position[i]
+            origins[b, i] += base_position[i]
     partial_derivatives(model, dynamics)
     mass_matrix(model, dynamics)
     M = dynamics.M
@@ -176,12 +179,12 @@ def derivative(model, data, y, base_q, joint_q, torques, load_bodies, load_vecto
         for j in range(dof):
             momenta[i, 0] -= M[i, 6 + j] * rates[j]
     base_block = data.base_block
-    base_block[:, :] = M[:6, :6]
+    matrix_copy_into(M[:6, :6], base_block)
     if not cholesky_solve(base_block, momenta):
         return NOT_POSITIVE_DEFINITE
     u = dynamics.v
-    u[0:6] = momenta[:, 0]
-    u[6:] = rates
+    copy_into(momenta[:, 0], u[0:6])
+    copy_into(rates, u[6:])
     velocities(model, dynamics, u)
     bias_forces(model, dynamics)
     applied_forces(model, dynamics, torques, load_bodies, load_vectors, load_in_body)
@@ -190,8 +193,9 @@ def derivative(model, data, y, base_q, joint_q, torques, load_bodies, load_vecto
     force, moment = data.load_force, data.load_moment
     force[:] = 0.0
     moment[:] = 0.0
+    f, m, point = dynamics.load_world[0], dynamics.load_world[1], dynamics.load_world[2]
     for k in range(load_bodies.shape[0]):
-        _, f, m, point = load_in_world(dynamics, load_bodies, load_vectors, load_in_body, k)
+        load_in_world(dynamics, load_bodies, load_vectors, load_in_body, k)
         for i in range(3):
             force[i] += f[i]
             moment[i] += m[i]
@@ -210,12 +214,12 @@ def derivative(model, data, y, base_q, joint_q, torques, load_bodies, load_vecto
             right_jacobian_inverse_into(y[t:t + 3], u[r:r + 3], out[t:t + 3])
         else:
             a = a0 + ints[b, ANGLE]
-            out[a:a + ints[b, NDOF]] = u[r:r + ints[b, NDOF]]
-    out[r0:r0 + dof] = dynamics.ddq[6:]
+            copy_into(u[r:r + ints[b, NDOF]], out[a:a + ints[b, NDOF]])
+    copy_into(dynamics.ddq[6:], out[r0:r0 + dof])
     return OK
 
 
-@njit
+@njit(allocates=False)
 def rkmk4_step(model, data, y, base_q, joint_q, torques, load_bodies, load_vectors, load_in_body, dt, y_out,
                base_out, joints_out):
     """One RKMK4 step of ``dt`` s from (y with zero increments, base_q, joint_q): the classical RK4 tableau on
@@ -224,7 +228,7 @@ def rkmk4_step(model, data, y, base_q, joint_q, torques, load_bodies, load_vecto
     when it is OK."""
     n = y.shape[0]
     k, stage = data.stages, data.stage
-    stage[:] = y
+    copy_into(y, stage)
     weights = (0.0, 0.5, 0.5, 1.0)
     for i in range(4):
         if i > 0:
@@ -248,22 +252,30 @@ def rkmk4_step(model, data, y, base_q, joint_q, torques, load_bodies, load_vecto
     return OK
 
 
-@njit
+@njit(allocates=False)
 def rkmk4_steps(model, data, y, base_q, joint_q, torques, load_bodies, load_vectors, load_in_body, dt, count, y_out,
                 base_out, joints_out):
     """``count`` steps of :func:`rkmk4_step` in one call (a simulator's tick: one dispatch of the model's arrays
     instead of one per step). Returns (status, steps done); the outputs hold the state after the steps done, so
     a failing step leaves the last state that worked."""
     y_now, base_now, joints_now = data.y_now, data.base_now, data.joints_now
-    y_now[:], base_now[:], joints_now[:] = y, base_q, joint_q
+    _copy_state(y, base_q, joint_q, y_now, base_now, joints_now)
     for done in range(count):
         status = rkmk4_step(model, data, y_now, base_now, joints_now, torques, load_bodies, load_vectors,
                             load_in_body, dt, y_out, base_out, joints_out)
         if status != OK:
-            y_out[:], base_out[:], joints_out[:] = y_now, base_now, joints_now
+            _copy_state(y_now, base_now, joints_now, y_out, base_out, joints_out)
             return status, done
-        y_now[:], base_now[:], joints_now[:] = y_out, base_out, joints_out
+        _copy_state(y_out, base_out, joints_out, y_now, base_now, joints_now)
     return OK, count
+
+
+@njit(allocates=False)
+def _copy_state(y, base_q, joint_q, y_to, base_to, joints_to):
+    """(y, base_q, joint_q) into (y_to, base_to, joints_to)."""
+    copy_into(y, y_to)
+    copy_into(base_q, base_to)
+    matrix_copy_into(joint_q, joints_to)
 
 
 @njit

@@ -1,5 +1,8 @@
 """Simulation: conservation laws, momentum = integral of the loads, agreement with an independent integrator."""
 
+import subprocess
+import sys
+import textwrap
 from dataclasses import replace
 
 import numpy as np
@@ -221,3 +224,38 @@ def test_advance_is_step_repeated_to_the_bit_also_through_sub_steps(speed, dt):
 def _state_arrays(state):
     return (state.base_position, state.base_orientation, state.base_velocity, state.base_angular_velocity,
             state.joint_angles, state.joint_orientations, state.joint_rates)
+
+
+def test_advance_allocates_nothing_per_step():
+    """The RKMK4 steps are compiled without numba's runtime (discrete_robot.jit.njit's allocates=False), so numba
+    refuses any allocation in them; counted here, in a fresh interpreter with numba's allocation statistics on:
+    advance() allocates as much for 1000 steps as for 10 (what crosses from Python per call), loads in the body
+    and in the world frame included."""
+    script = textwrap.dedent("""
+        import os
+        os.environ["NUMBA_NRT_STATS"] = "1"
+        import numpy as np
+        from numba.core.runtime import rtsys
+        from discrete_robot.model.description import load_model, package_config_path
+        from discrete_robot.space.loads import ExternalLoad, LoadFrame
+        from discrete_robot.space.robot import SpaceRobot
+        from discrete_robot.space.simulation import Simulator
+        from discrete_robot.space.state import random_state
+
+        robot = SpaceRobot.from_model(load_model(package_config_path("space_robot_dual_arm.yaml")))
+        loads = [ExternalLoad("arm1_link2", force=np.array([1.0, -2.0, 0.5]), point=np.array([0.0, 0.0, 0.1]),
+                              frame=LoadFrame.BODY),
+                 ExternalLoad("base", moment=np.array([0.0, -3.0, 1.0]), frame=LoadFrame.WORLD)]
+        simulator = Simulator(robot, random_state(robot, np.random.default_rng(0), speed=0.5), loads=loads)
+        simulator.advance(1e-3, 2)
+        counts = []
+        for steps in (10, 1000):
+            before = rtsys.get_allocation_stats().alloc
+            simulator.advance(1e-3, steps)
+            counts.append(rtsys.get_allocation_stats().alloc - before)
+        print(*counts)
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    few, many = map(int, done.stdout.split())
+    assert few == many, f"advance allocated {few} times for 10 steps and {many} for 1000"
