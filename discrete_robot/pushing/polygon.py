@@ -48,14 +48,21 @@ def centroid(vertices: np.ndarray) -> np.ndarray:
     return (vertices + following).T @ weight / (6.0 * signed_area(vertices))
 
 
+#: m: the farthest a footprint's vertex may lie from the object frame's origin. A pushed object stands on a table;
+#: a vertex beyond 1 km is a units mistake, and near 1e154 m the outline's products overflow (a 1e200 m triangle was
+#: refused as "self-intersecting").
+MAX_VERTEX_DISTANCE = 1e3
+
+
 def as_footprint(points, what: str = "footprint") -> np.ndarray:
     """Validate a footprint and return it as counter-clockwise (k, 2) vertices.
 
     Accepts (k, 2) or (k, 3) (z ignored). A repeated closing vertex is dropped.
     Clockwise input is reversed with a logged warning (the services ask for
     counter-clockwise, but a reversed list describes the same object).
-    Raises InputError for fewer than 3 vertices, non-finite values, repeated
-    consecutive vertices, zero area or a self-intersecting outline.
+    Raises InputError for fewer than 3 vertices, non-finite values, a vertex
+    beyond :data:`MAX_VERTEX_DISTANCE`, repeated consecutive vertices, zero area or a
+    self-intersecting outline.
     """
     array = np.asarray(points, dtype=float)
     if array.size == 0:
@@ -65,6 +72,10 @@ def as_footprint(points, what: str = "footprint") -> np.ndarray:
     if not np.all(np.isfinite(array)):
         raise InputError(f"{what}: vertices must be finite (no NaN or inf)")
     vertices = array[:, :2].copy()
+    reach = float(np.max(np.abs(vertices)))
+    if reach > MAX_VERTEX_DISTANCE:
+        raise InputError(f"{what}: vertices must lie within {MAX_VERTEX_DISTANCE:g} m of the object frame's origin, "
+                         f"got a coordinate of {reach:g} m")
     if len(vertices) > 3 and np.array_equal(vertices[0], vertices[-1]):
         vertices = vertices[:-1]
     if len(vertices) < 3:

@@ -473,6 +473,7 @@ SQUARE = SYMMETRIC["square"].tolist()
     ([[0, 0], [1, 0], [float("nan"), 1]], "finite"),
     ([[0, 0], [1, 0], [2, 0]], "zero area"),
     ([[0, 0], [1, 0], [1, 0], [0, 1]], "coincide"),
+    ([[0, 0], [1e200, 0], [0, 1e200]], "within 1000 m of the object frame's origin, got a coordinate of 1e"),
 ])
 def test_push_bad_footprint_is_rejected_with_a_clear_message(footprint, match):
     with pytest.raises(InputError, match=match):
