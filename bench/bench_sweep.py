@@ -12,6 +12,14 @@ median of the pairs' ratios (``paired_ratios``), ``ratio_of_least`` the least sw
 which on a loaded machine may pair two different spells. Ray's start-up and the whole sweep's wall time are
 reported beside.
 
+Two references run in the same pairs, after the sweep, to separate what the machine and Ray allow from what the
+engine costs (each the median of the pairs' ratios, per worker, against the same loop):
+
+- ``floor_ratio``: no engine at all. The cases are cut into one contiguous share per worker, put in Ray's object
+  store before the clock starts, and each share is one Ray task running the plain loop (nothing returned);
+- ``one_task_per_worker_ratio``: the engine's worker-side work (``engine.run_task``: the budget, the rows, the
+  Arrow part returned) with no scheduling, one task per share, its part not written.
+
 What bounds the figures is CPU, which a loaded machine hides in its wall times, so CPU seconds are reported
 beside them (from /proc, during the fastest sweep: the workers, the driver without the final merge of the
 results, Ray's raylet and GCS), per case, with the in-process loop's (``loop_cpu_us``, process time, same
@@ -44,6 +52,26 @@ def in_process(cases, experiment) -> tuple[float, float]:
     for case in cases:
         experiment.function(case.inputs, case.seed)
     return time.perf_counter() - started, time.process_time() - cpu
+
+
+def plain_loop(experiment, cases) -> int:
+    """The in-process loop as a Ray task (``floor_ratio``): how many cases it ran."""
+    for case in cases:
+        experiment.function(case.inputs, case.seed)
+    return len(cases)
+
+
+def shares(cases: list, workers: int) -> list[list]:
+    """``cases`` cut into ``workers`` contiguous shares (each holding every grid combination alike)."""
+    size = -(-len(cases) // workers)
+    return [cases[k:k + size] for k in range(0, len(cases), size)]
+
+
+def timed_tasks(ray, function, arguments: list[tuple]) -> float:
+    """Wall seconds from submitting one task per argument tuple to the last result."""
+    started = time.perf_counter()
+    ray.get([function.remote(*args) for args in arguments])
+    return time.perf_counter() - started
 
 
 def ray_cpu_s() -> dict:
@@ -82,8 +110,10 @@ def count_merge_cpu(store_class) -> list[float]:
 
 
 def run() -> list[dict]:
+    import pickle
+
     from discrete_robot.sweep.commands import prepare
-    from discrete_robot.sweep.engine import run_sweep, start_ray
+    from discrete_robot.sweep.engine import Batch, remote_run_task, run_sweep, start_ray
     from discrete_robot.sweep.results import ResultStore
 
     sweep_spec, experiment, cases = prepare(spec(CASES // 8, seed=1))
@@ -97,9 +127,17 @@ def run() -> list[dict]:
         ray, _, _ = start_ray(workers, None)
         start_s = time.perf_counter() - started
         loops, loops_cpu, sweeps, cpu, load = [], [], [], None, None
+        floors, single_tasks = [], []
         try:
+            experiment_ref, parts = ray.put(experiment), shares(cases, workers)
+            floor_arguments = [(experiment_ref, ray.put(part)) for part in parts]
+            task_arguments = [(experiment_ref, pickle.dumps(Batch.of(part), pickle.HIGHEST_PROTOCOL),
+                               sweep_spec.case_timeout) for part in parts]
+            floor_task = ray.remote(plain_loop).options(num_cpus=1)
+            engine_task = remote_run_task().options(num_cpus=1)
             with tempfile.TemporaryDirectory() as folder:
                 run_sweep(warm_spec, experiment, warm_cases, Path(folder) / "warm", workers, progress=False)
+                timed_tasks(ray, floor_task, [(experiment_ref, warm_cases)] * workers)
                 for repeat in range(REPEATS):     # interleaved: both see the same spells of load
                     wall, loop_cpu = in_process(cases, experiment)
                     loops.append(wall)
@@ -112,6 +150,8 @@ def run() -> list[dict]:
                         cpu = {k: v - before[k] for k, v in ray_cpu_s().items()}
                         cpu["driver"] -= merge[0] - merged
                         load, wall_s = load_before, summary["wall_s"]
+                    floors.append(timed_tasks(ray, floor_task, floor_arguments))
+                    single_tasks.append(timed_tasks(ray, engine_task, task_arguments))
         finally:
             ray.shutdown()
         baseline, per_worker = len(cases) / min(loops), len(cases) / min(sweeps) / workers
@@ -128,7 +168,13 @@ def run() -> list[dict]:
                         "load_average": load, "cpu_s": cpu, "cpu_us_per_case": per_case,
                         "loop_cpu_us": loop_us,
                         "cpu_ratio_bound": min(loop_us / worker_us,
-                                               cores * loop_us / (workers * (worker_us + beside_us)))})
+                                               cores * loop_us / (workers * (worker_us + beside_us))),
+                        "floor_ratio": statistics.median(loop / (floor * workers)
+                                                         for loop, floor in zip(loops, floors, strict=True)),
+                        "floor_s": floors,
+                        "one_task_per_worker_ratio": statistics.median(
+                            loop / (single * workers) for loop, single in zip(loops, single_tasks, strict=True)),
+                        "one_task_per_worker_s": single_tasks})
     return entries
 
 
