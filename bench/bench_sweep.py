@@ -17,8 +17,9 @@ engine costs (each the median of the pairs' ratios, per worker, against the same
 
 - ``floor_ratio``: no engine at all. The cases are cut into one contiguous share per worker, put in Ray's object
   store before the clock starts, and each share is one Ray task running the plain loop (nothing returned);
-- ``one_task_per_worker_ratio``: the engine's worker-side work (``engine.run_task``: the budget, the rows, the
-  Arrow part returned) with no scheduling, one task per share, its part not written.
+- ``one_task_per_worker_ratio``: the engine's work per case with no scheduling: each share packed as the engine
+  packs a task (``engine.Batch``, inside the clock) and run as one task (``engine.run_task``: the budget, the
+  rows, the Arrow part returned), its part not written.
 
 What bounds the figures is CPU, which a loaded machine hides in its wall times, so CPU seconds are reported
 beside them (from /proc, during the fastest sweep: the workers, the driver without the final merge of the
@@ -30,6 +31,7 @@ the engine spends beside the experiment counts against it.
 """
 
 import os
+import pickle
 import statistics
 import tempfile
 import time
@@ -67,11 +69,24 @@ def shares(cases: list, workers: int) -> list[list]:
     return [cases[k:k + size] for k in range(0, len(cases), size)]
 
 
-def timed_tasks(ray, function, arguments: list[tuple]) -> float:
-    """Wall seconds from submitting one task per argument tuple to the last result."""
+def timed_tasks(ray, function, experiment_ref, items: list, pack) -> float:
+    """Wall seconds from packing the first item to the last result of the tasks ``function(experiment,
+    *pack(item))``, one per item."""
     started = time.perf_counter()
-    ray.get([function.remote(*args) for args in arguments])
+    ray.get([function.remote(experiment_ref, *pack(item)) for item in items])
     return time.perf_counter() - started
+
+
+def as_arguments(item) -> tuple:
+    """``item`` (a share already in the object store) as a task's only argument beside the experiment."""
+    return (item,)
+
+
+def as_task(cases: list, case_timeout: float) -> tuple:
+    """``cases`` as the engine sends a task's: one pickle of their :class:`Batch`, and the case budget."""
+    from discrete_robot.sweep.engine import Batch
+
+    return pickle.dumps(Batch.of(cases), pickle.HIGHEST_PROTOCOL), case_timeout
 
 
 def ray_cpu_s() -> dict:
@@ -110,10 +125,8 @@ def count_merge_cpu(store_class) -> list[float]:
 
 
 def run() -> list[dict]:
-    import pickle
-
     from discrete_robot.sweep.commands import prepare
-    from discrete_robot.sweep.engine import Batch, remote_run_task, run_sweep, start_ray
+    from discrete_robot.sweep.engine import remote_run_task, run_sweep, start_ray
     from discrete_robot.sweep.results import ResultStore
 
     sweep_spec, experiment, cases = prepare(spec(CASES // 8, seed=1))
@@ -130,14 +143,12 @@ def run() -> list[dict]:
         floors, single_tasks = [], []
         try:
             experiment_ref, parts = ray.put(experiment), shares(cases, workers)
-            floor_arguments = [(experiment_ref, ray.put(part)) for part in parts]
-            task_arguments = [(experiment_ref, pickle.dumps(Batch.of(part), pickle.HIGHEST_PROTOCOL),
-                               sweep_spec.case_timeout) for part in parts]
+            stored = [ray.put(part) for part in parts]
             floor_task = ray.remote(plain_loop).options(num_cpus=1)
             engine_task = remote_run_task().options(num_cpus=1)
             with tempfile.TemporaryDirectory() as folder:
                 run_sweep(warm_spec, experiment, warm_cases, Path(folder) / "warm", workers, progress=False)
-                timed_tasks(ray, floor_task, [(experiment_ref, warm_cases)] * workers)
+                timed_tasks(ray, floor_task, experiment_ref, [warm_cases] * workers, as_arguments)
                 for repeat in range(REPEATS):     # interleaved: both see the same spells of load
                     wall, loop_cpu = in_process(cases, experiment)
                     loops.append(wall)
@@ -150,8 +161,9 @@ def run() -> list[dict]:
                         cpu = {k: v - before[k] for k, v in ray_cpu_s().items()}
                         cpu["driver"] -= merge[0] - merged
                         load, wall_s = load_before, summary["wall_s"]
-                    floors.append(timed_tasks(ray, floor_task, floor_arguments))
-                    single_tasks.append(timed_tasks(ray, engine_task, task_arguments))
+                    floors.append(timed_tasks(ray, floor_task, experiment_ref, stored, as_arguments))
+                    single_tasks.append(timed_tasks(ray, engine_task, experiment_ref, parts,
+                                                    lambda part: as_task(part, sweep_spec.case_timeout)))
         finally:
             ray.shutdown()
         baseline, per_worker = len(cases) / min(loops), len(cases) / min(sweeps) / workers
