@@ -90,37 +90,39 @@ def start(node, port: int = DEFAULT_PORT, host: str = DEFAULT_HOST):
 
 def main(args: list[str] | None = None) -> int:
     import rclpy
-    import rclpy.executors
+    from rclpy.executors import SingleThreadedExecutor
     from rclpy.utilities import remove_ros_args
+
+    from discrete_robot.nodes.common import SPINNING, init_with_stop_signal, shut_down, spin_until_stopped
 
     argv = sys.argv if args is None else ["foxglove_bridge", *args]
     parser = argparse.ArgumentParser(prog="foxglove_bridge", description=__doc__.splitlines()[0])
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"WebSocket port (default {DEFAULT_PORT})")
     parser.add_argument("--host", default=DEFAULT_HOST, help=f"address to listen on (default {DEFAULT_HOST})")
     options = parser.parse_args(remove_ros_args(argv)[1:])
-    rclpy.init(args=argv)
+    # Ctrl-C ends the spin loop before the context is shut down, as for every node (rclpy's own handler shut it
+    # down under a spin building its next wait set: a traceback on exit, 1 bringup in 60 on 2 loaded cores)
+    stop = init_with_stop_signal(argv)
     node = rclpy.create_node("foxglove_bridge")
     try:
         relay, server = start(node, options.port, options.host)
     except RuntimeError as error:
         print(f"[FATAL] [foxglove_bridge]: cannot serve on {options.host}:{options.port}: {error}", flush=True)
-        node.destroy_node()
-        rclpy.try_shutdown()
+        shut_down([], [node])
         return 1
     relay.discover()
     node.create_timer(DISCOVERY_PERIOD_S, relay.discover)
     node.create_timer(0.1, relay.resend_latched)
     print(f"[INFO] [foxglove_bridge]: serving ws://{options.host}:{server.port} "
           f"(Foxglove: Open connection > Foxglove WebSocket)", flush=True)
+    executor = SingleThreadedExecutor()
+    executor.add_node(node)
+    SPINNING.set()
     try:
-        rclpy.spin(node)
-    except (KeyboardInterrupt, rclpy.executors.ExternalShutdownException):
-        pass
+        spin_until_stopped(executor, stop)
     finally:
         server.stop()
-        relay.unsubscribe()
-        node.destroy_node()
-        rclpy.try_shutdown()
+        shut_down([executor], [node])
     return 0
 
 
