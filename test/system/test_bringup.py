@@ -61,7 +61,7 @@ def test_all_nodes_up_plan_moves_the_arm_push_is_answered_and_sigint_is_clean(ro
     # measured, not asserted: a loaded machine may take longer (scripts/shutdown.py in make soak measures it)
     status = bringup.stop(timeout=10.0)
     assert status == 0, bringup.log()
-    assert "Traceback" not in bringup.log()
+    assert "Traceback" not in bringup.log(), bringup.log()
     assert "never retrieved" not in bringup.log()
 
 
