@@ -60,9 +60,9 @@ class FoxgloveRelay(TopicRelay):
 
     def resend_latched(self) -> None:
         """Log again the latched message of each topic a client subscribed to since the last call. A latched topic
-        whose message has not arrived yet stays pending until it has: the message may come while the server is
-        still adding the subscription, and go to no one (a client once missed /tf_static for 120 s in make test
-        on 2 cores)."""
+        whose message has not arrived yet stays pending until it has. (A client that missed /tf_static in make
+        test had been refused its subscription by foxglove-sdk's advertise/subscribe race, which no relay can
+        mend: test_live_view's client subscribes again, as its docstring explains.)"""
         with self._lock:
             pending = [(t, self._latched[t]) for t in self._resend if self._latched.get(t) is not None]
             self._resend = {t for t in self._resend if t in self._latched and self._latched[t] is None}

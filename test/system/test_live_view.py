@@ -68,8 +68,8 @@ def _first_messages(ws, subscriptions: dict[int, dict], timeout: float) -> dict[
         if isinstance(frame, bytes) and frame[0] == 0x01:
             subscription, _log_time = struct.unpack_from("<IQ", frame, 1)
             received.setdefault(topics[subscription], frame[13:])
-        elif isinstance(frame, str) and json.loads(frame)["op"] == "status":
-            refused = re.fullmatch(r"Unknown channel ID: (\d+)", json.loads(frame)["message"])
+        elif isinstance(frame, str) and (message := json.loads(frame))["op"] == "status":
+            refused = re.fullmatch(r"Unknown channel ID: (\d+)", message["message"])
             if refused and int(refused[1]) in by_channel:
                 k = by_channel[int(refused[1])]
                 _subscribe(ws, {k: subscriptions[k]})
