@@ -20,8 +20,9 @@ import time
 import numpy as np
 from scipy.optimize import minimize
 
+from discrete_robot.geometry2d import perp
 from discrete_robot.pushing.object_model import make_pushed_object
-from discrete_robot.pushing.polygon import contains, perp
+from discrete_robot.pushing.polygon import contains
 from discrete_robot.pushing.prediction import ContactMode, contact_on_outline, predict_push
 
 FOOTPRINT = np.array([[0.0, 0.0], [0.12, 0.0], [0.12, 0.08], [0.07, 0.08], [0.07, 0.04], [0.0, 0.04]])  # an L

@@ -1,11 +1,69 @@
-"""The one home of the planar rotation primitives: the 2-D rotation matrix and the yaw quaternion.
+"""The one home of the planar primitives: the perpendicular, the planar cross product, angle wrapping,
+the 2-D rotation matrix and the yaw quaternion.
 
 Planar poses (x, y, θ) are the pushing world's (the table plane, REP 103: z up, θ counter-clockwise
 about z); in 3-D they are the rotation by θ about z, whose unit quaternion [w, x, y, z] (geometry3d's
-order) is [cos θ/2, 0, 0, sin θ/2]. Plain numpy: no kernel uses them.
+order) is [cos θ/2, 0, 0, sin θ/2]. Lengths in metres, angles in radians.
+
+:func:`perp`, :func:`cross2` and :func:`wrap_angle` serve Python callers (batched, numpy) and the compiled
+kernels (one vector or one angle): as in :mod:`discrete_robot.geometry3d`, each has a compiled form
+(``overload``) that numba uses when a kernel calls the Python function, written with the same arithmetic so
+both give the same numbers.
 """
 
 import numpy as np
+
+from discrete_robot.jit import overload
+
+
+def perp(vectors: np.ndarray) -> np.ndarray:
+    """The vector(s) turned +90°: perp(x, y) = (−y, x), over the last axis. perp(r) · f = r × f is the moment
+    about the origin of a force f at r (N·m), and v + ω perp(r) the velocity at r of a plane twist (v, ω) (m/s)."""
+    vectors = np.asarray(vectors, dtype=float)
+    if vectors.ndim == 1:       # one vector: numpy's general path below costs most on the smallest case
+        return np.array((-vectors[1], vectors[0]))
+    turned = np.empty_like(vectors)
+    turned[..., 0] = -vectors[..., 1]
+    turned[..., 1] = vectors[..., 0]
+    return turned
+
+
+@overload(perp)
+def _perp_compiled(vectors):
+    """The compiled :func:`perp` of one vector of shape (2,)."""
+    def implementation(vectors):
+        return np.array((-vectors[1], vectors[0]))
+    return implementation
+
+
+def cross2(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a × b = a_x b_y − a_y b_x, the z component of the planar cross product, over the last axis (m² for two
+    positions; N·m for a lever arm and a force)."""
+    return a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
+
+
+@overload(cross2)
+def _cross2_compiled(a, b):
+    """The compiled :func:`cross2` of two vectors of shape (2,)."""
+    def implementation(a, b):
+        return a[0] * b[1] - a[1] * b[0]
+    return implementation
+
+
+def wrap_angle(angle):
+    """The angle (rad, scalar or array) moved by whole turns into (−π, π]: π − ((π − angle) mod 2π).
+
+    A float for a scalar, an array for an array. Note the half-open end: +π stays +π, −π becomes +π."""
+    wrapped = np.pi - np.mod(np.pi - np.asarray(angle, dtype=float), 2.0 * np.pi)
+    return float(wrapped) if wrapped.ndim == 0 else wrapped
+
+
+@overload(wrap_angle)
+def _wrap_angle_compiled(angle):
+    """The compiled :func:`wrap_angle` of one angle."""
+    def implementation(angle):
+        return np.pi - np.mod(np.pi - angle, 2.0 * np.pi)
+    return implementation
 
 
 def rotation2d(angle: float) -> np.ndarray:

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from discrete_robot import budget
-from discrete_robot.geometry2d import rotation2d
+from discrete_robot.geometry2d import rotation2d, wrap_angle
 from discrete_robot.pushing.object_model import PushedObject
 from discrete_robot.pushing.polygon import centroid
 from discrete_robot.pushing.pose import to_world
@@ -76,18 +76,13 @@ class PushPlan:
     final_error: tuple[float, float]
 
 
-def wrap(angle: float) -> float:
-    """The angle in (−π, π], rad."""
-    return float(np.pi - np.mod(np.pi - angle, 2.0 * np.pi))
-
-
 def _cost(pose, goal, position_tolerance: float, angle_tolerance: float) -> float:
     return (float(np.linalg.norm(pose[:2] - goal[:2])) / position_tolerance
-            + abs(wrap(pose[2] - goal[2])) / angle_tolerance)
+            + abs(wrap_angle(pose[2] - goal[2])) / angle_tolerance)
 
 
 def _error(pose, goal) -> tuple[float, float]:
-    return float(np.linalg.norm(pose[:2] - goal[:2])), wrap(pose[2] - goal[2])
+    return float(np.linalg.norm(pose[:2] - goal[:2])), wrap_angle(pose[2] - goal[2])
 
 
 def _candidates(obj: PushedObject, pose, remaining: float, radius: float):
@@ -124,7 +119,7 @@ def reposition(obj: PushedObject, pose, finger, target, radius: float) -> np.nda
         return float(np.arctan2(offset[1], offset[0]))
 
     a0, a1 = angle_of(finger), angle_of(target)
-    sweep = wrap(a1 - a0)
+    sweep = wrap_angle(a1 - a0)
     steps = max(1, int(np.ceil(abs(sweep) / ARC_STEP)))
     arc = [centre + circle * np.array([np.cos(a), np.sin(a)]) for a in a0 + np.linspace(0.0, sweep, steps + 1)]
     return np.array([finger, *arc, target])
@@ -169,7 +164,7 @@ def plan_pushes(obj: PushedObject, start, goal, *, contact_friction: float, fing
 
     def within(p) -> bool:
         return bool(np.linalg.norm(p[:2] - goal[:2]) <= position_tolerance
-                    and abs(wrap(p[2] - goal[2])) <= angle_tolerance)
+                    and abs(wrap_angle(p[2] - goal[2])) <= angle_tolerance)
 
     if table is not None and not on_table(goal):
         return result(False, f"goal {goal.round(4).tolist()} puts the object outside the table")

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from discrete_robot.errors import InfeasibleError
+from discrete_robot.geometry2d import wrap_angle
 from discrete_robot.manipulation.arm import ArmFinger, FingerTrajectory, finger_trajectory
 from discrete_robot.manipulation.push_planning import PushPlan, plan_pushes
 from discrete_robot.manipulation.scene import TableScene
@@ -41,15 +42,10 @@ class PushMotion:
     planned_poses: np.ndarray
 
 
-def wrap_angle(angle):
-    """The angle in (−π, π], rad."""
-    return np.pi - np.mod(np.pi - np.asarray(angle, dtype=float), 2.0 * np.pi)
-
-
 def pose_error(pose, goal) -> tuple[float, float]:
     """(position error m, angle error rad in (−π, π]) of ``pose`` from ``goal``."""
     pose, goal = np.asarray(pose, dtype=float), np.asarray(goal, dtype=float)
-    return float(np.linalg.norm(pose[:2] - goal[:2])), float(wrap_angle(pose[2] - goal[2]))
+    return float(np.linalg.norm(pose[:2] - goal[:2])), wrap_angle(pose[2] - goal[2])
 
 
 def push_goal(scene: TableScene, goal, start, footprint=(), normal_force: float = 0.0,

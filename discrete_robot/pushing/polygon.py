@@ -14,25 +14,10 @@ import math
 import numpy as np
 
 from discrete_robot.errors import InputError
+from discrete_robot.geometry2d import cross2
 from discrete_robot.jit import njit
 
 log = logging.getLogger(__name__)
-
-
-def perp(vectors: np.ndarray) -> np.ndarray:
-    """The vector(s) turned +90 degrees: perp(x, y) = (-y, x); perp(r) . v is the moment r x v."""
-    vectors = np.asarray(vectors, dtype=float)
-    if vectors.ndim == 1:       # one vector: the prediction's inner calls, where numpy's general path costs most
-        return np.array((-vectors[1], vectors[0]))
-    turned = np.empty_like(vectors)
-    turned[..., 0] = -vectors[..., 1]
-    turned[..., 1] = vectors[..., 0]
-    return turned
-
-
-def cross2(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """z component of the planar cross product a x b."""
-    return a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
 
 
 def signed_area(vertices: np.ndarray) -> float:

@@ -57,9 +57,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from discrete_robot.errors import ConvergenceError, InputError
+from discrete_robot.geometry2d import perp
 from discrete_robot.pushing import compiled
 from discrete_robot.pushing.object_model import PushedObject
-from discrete_robot.pushing.polygon import closest_on_outline, contains, outline_normal, perp
+from discrete_robot.pushing.polygon import closest_on_outline, contains, outline_normal
 from discrete_robot.pushing.power_program import PowerProgram, solve_power_program
 from discrete_robot.pushing.support import REST_RESOLUTION, PointSupport, SupportFriction
 from discrete_robot.validation import finite_scalar, finite_vector

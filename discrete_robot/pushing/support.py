@@ -49,8 +49,9 @@ from scipy.sparse.csgraph import connected_components
 from scipy.spatial import KDTree
 
 from discrete_robot.errors import InputError
+from discrete_robot.geometry2d import perp
 from discrete_robot.pushing import compiled
-from discrete_robot.pushing.polygon import centroid, contains, perp, signed_area
+from discrete_robot.pushing.polygon import centroid, contains, signed_area
 
 #: beyond this many footprint radii from the centroid the center of rotation counts as far (quadrature branch):
 #: there the closed forms lose ~eps FAR^2 to cancellation while the fixed rules err by ~FAR^(-2 order); the
