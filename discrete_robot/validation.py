@@ -1,5 +1,6 @@
 """Boundary checks shared by the core, the CLI and the nodes."""
 
+import math
 import re
 
 import numpy as np
@@ -121,8 +122,15 @@ def whole_number(value, what: str, low: float = -np.inf, high: float = np.inf) -
     InputError naming ``what``."""
     if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
         raise InputError(f"{what}: expected a whole number, got {value!r}")
-    if not (np.isfinite(value) and float(value).is_integer()):
+    # a Python int of any size is whole (numpy's isfinite and float() overflow on one past 2**64 or 1e308)
+    if not isinstance(value, int) and not (np.isfinite(value) and float(value).is_integer()):
         raise InputError(f"{what}: expected a whole number, got {value!r}")
     if not low <= value <= high:
-        raise InputError(f"{what}: must be in [{low:g}, {high:g}], got {int(value)}")
+        shown = int(value) if abs(value) < 10 ** 30 else f"about 1e{math.floor(math.log10(abs(value)))}"
+        raise InputError(f"{what}: must be in [{_bound(low)}, {_bound(high)}], got {shown}")
     return int(value)
+
+
+def _bound(value) -> str:
+    """A range bound as a person reads it: an int in full (2**64 - 1), a float in %g."""
+    return str(value) if isinstance(value, int) else f"{value:g}"
