@@ -13,7 +13,12 @@ file and the reason:
 - at most :data:`MAX_FILE_BYTES` (a 100 MB file is refused after reading one byte past the limit, not read whole);
 - UTF-8 text (a file in another encoding is refused naming the byte offset, not a UnicodeDecodeError);
 - YAML nested at most :data:`MAX_NESTING` deep (checked on the parser's event stream, which is iterative,
-  before PyYAML's recursive composer would raise RecursionError on a 10⁵-deep document).
+  before PyYAML's recursive composer would raise RecursionError on a 10⁵-deep document);
+- no YAML aliases (``*name``, with the merge key ``<<: *name``), refused on the same event stream before anything
+  is built: PyYAML shares an alias's node, but whoever walks the result (a JSON dump, numpy, a copy) expands it,
+  and a 501-byte "billion laughs" document then grew a sweep to 3.6 GB. No shipped file uses one;
+- integers of at most 4300 digits (Python's own limit on converting text, which PyYAML would raise as a bare
+  ValueError).
 
 Errors are :class:`~discrete_robot.errors.ModelError`, which the nodes report as a one-line start-up failure.
 """
@@ -108,11 +113,15 @@ def read_text(path, what: str = "file", limit: int = MAX_FILE_BYTES) -> str:
 
 
 def parse_yaml(text: str, source: str, max_nesting: int = MAX_NESTING):
-    """The YAML document ``text`` as plain data (safe loader); ModelError naming ``source`` for invalid YAML or
-    nesting deeper than ``max_nesting``."""
+    """The YAML document ``text`` as plain data (safe loader); ModelError naming ``source`` for invalid YAML,
+    nesting deeper than ``max_nesting`` or an alias (module docstring)."""
     try:
         depth = 0
         for event in yaml.parse(text, Loader=_LOADER):
+            if isinstance(event, yaml.AliasEvent):
+                line = event.start_mark.line + 1 if event.start_mark is not None else "?"
+                raise ModelError(f"{source}: YAML aliases are not accepted (*{event.anchor}, line {line}): write "
+                                 "the value out")
             if isinstance(event, yaml.CollectionStartEvent):
                 depth += 1
                 if depth > max_nesting:
@@ -121,7 +130,9 @@ def parse_yaml(text: str, source: str, max_nesting: int = MAX_NESTING):
             elif isinstance(event, yaml.CollectionEndEvent):
                 depth -= 1
         return yaml.load(text, Loader=_LOADER)   # noqa: S506  (a safe loader: CSafeLoader or SafeLoader)
-    except yaml.YAMLError as error:
+    except ModelError:
+        raise
+    except (yaml.YAMLError, ValueError) as error:     # ValueError: an integer past Python's 4300 digits
         raise ModelError(f"{source}: invalid YAML ({' '.join(str(error).split())})") from None
 
 

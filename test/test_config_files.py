@@ -82,3 +82,39 @@ def test_the_shipped_models_read_as_before():
     for name in ("planar_2link.yaml", "arm_6dof.yaml", "space_robot_dual_arm.yaml"):
         path = package_config_path(name)
         assert load_yaml(path, "model_file") == yaml.safe_load(path.read_text())
+
+
+def billion_laughs(levels: int = 9) -> str:
+    """A YAML "billion laughs": each level lists the previous one 9 times by alias, 9**levels strings in all."""
+    text = 'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n'
+    for name, previous in zip("bcdefghijk"[:levels - 1], "abcdefghij", strict=False):
+        text += f"{name}: &{name} [{', '.join([f'*{previous}'] * 9)}]\n"
+    return text
+
+
+def test_an_alias_bomb_is_refused_before_it_expands(tmp_path):
+    """9⁹ = 387 million strings in 400 bytes: PyYAML would build it sharing nodes, and the first walk over the
+    result (a JSON dump of a sweep spec) expanded it to 3.6 GB. Refused at the first alias, in a few kB."""
+    import tracemalloc
+
+    bomb = tmp_path / "bomb.yaml"
+    bomb.write_text(billion_laughs())
+    assert len(bomb.read_bytes()) < 501
+    message = _refused_fast(load_yaml, bomb, "spec")
+    assert message == f"spec {bomb}: YAML aliases are not accepted (*a, line 2): write the value out"
+    tracemalloc.start()     # the parse alone (reading a file holds a buffer of the size limit for a moment)
+    try:
+        _refused_fast(parse_yaml, bomb.read_text(), "spec")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 2 ** 20
+    merge = "base: &base {mass: 1.0}\nlink:\n  <<: *base\n"
+    assert _refused_fast(parse_yaml, merge, "model") == ("model: YAML aliases are not accepted (*base, line 3): "
+                                                         "write the value out")
+    assert parse_yaml("a: &anchor 1\n", "model") == {"a": 1}     # an anchor nobody refers to is harmless
+
+
+def test_an_integer_past_pythons_digit_limit_is_invalid_yaml():
+    message = _refused_fast(parse_yaml, "seed: " + "9" * 5000 + "\n", "spec s.yaml")
+    assert message.startswith("spec s.yaml: invalid YAML (Exceeds the limit (4300 digits)") and "\n" not in message
