@@ -18,13 +18,14 @@ is one uniform number whatever the bounds).
 """
 
 import math
+import reprlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-import yaml
 
-from discrete_robot.errors import InputError, ModelError
+from discrete_robot.config_files import load_yaml
+from discrete_robot.errors import InputError
 from discrete_robot.validation import finite_scalar, finite_vector, one_of, whole_number
 
 KEYS = ("experiment", "seed", "samples", "fixed", "grid", "random", "case_timeout", "batch", "retries")
@@ -36,6 +37,25 @@ DEFAULT_CASE_TIMEOUT = 300.0
 KINDS = ("number", "integer", "boolean", "choice", "text", "vector", "matrix")
 #: the default of an input the spec must give
 REQUIRED = "required"
+#: the largest spec seed (the draws' generator takes any whole number; a seed is 64 bits as elsewhere)
+MAX_SEED = 2 ** 64 - 1
+#: a value as a message shows it: nesting, long lists and texts cut short (one line of bounded length whatever
+#: the spec holds)
+_SHOWN = reprlib.Repr()
+_SHOWN.maxlevel, _SHOWN.maxlist, _SHOWN.maxdict, _SHOWN.maxstring, _SHOWN.maxother = 3, 6, 6, 60, 60
+
+
+def _shown(value) -> str:
+    return _SHOWN.repr(value)
+
+
+def number_list(value, what: str, size: int = 0) -> np.ndarray:
+    """``value`` as a float vector when it is a list of ``size`` (0: any) finite numbers, or InputError naming
+    ``what`` (a nested or ragged list included: numpy would raise on it, or build an object array)."""
+    if not isinstance(value, list | tuple) or not all(
+            isinstance(v, int | float | np.integer | np.floating) and not isinstance(v, bool) for v in value):
+        raise InputError(f"{what}: expected a list of numbers, got {_shown(value)}")
+    return finite_vector(value, size or len(value), what)
 
 
 @dataclass(frozen=True)
@@ -60,33 +80,31 @@ class Input:
             return None
         if self.kind == "number":
             if isinstance(value, bool):
-                raise InputError(f"{what}: expected a number, got {value!r}")
+                raise InputError(f"{what}: expected a number, got {_shown(value)}")
             return finite_scalar(value, what, self.low, self.high)
         if self.kind == "integer":
             return whole_number(value, what, self.low, self.high)
         if self.kind == "boolean":
             if not isinstance(value, bool):
-                raise InputError(f"{what}: expected true or false, got {value!r}")
+                raise InputError(f"{what}: expected true or false, got {_shown(value)}")
             return value
         if self.kind == "choice":
             return one_of(value, self.choices, what)
         if self.kind == "text":
             if not isinstance(value, str) or not value:
-                raise InputError(f"{what}: expected a non-empty text, got {value!r}")
+                raise InputError(f"{what}: expected a non-empty text, got {_shown(value)}")
             return value
         if self.kind == "vector":
             return self._vector(value, what, self.size)
         rows = value if isinstance(value, list | tuple) else None
         if not rows or len(rows) < 2:
-            raise InputError(f"{what}: expected a list of at least 2 rows of numbers, got {value!r}")
+            raise InputError(f"{what}: expected a list of at least 2 rows of numbers, got {_shown(value)}")
         checked = [self._vector(row, f"{what}[{k}]", len(rows[0]) if isinstance(rows[0], list | tuple) else 0)
                    for k, row in enumerate(rows)]
         return checked
 
     def _vector(self, value, what: str, size: int) -> list[float]:
-        if not isinstance(value, list | tuple) or any(isinstance(v, bool | str) for v in value):
-            raise InputError(f"{what}: expected a list of numbers, got {value!r}")
-        array = finite_vector(value, size or len(value), what)
+        array = number_list(value, what, size)
         if array.size and not (np.all(array >= self.low) and np.all(array <= self.high)):
             raise InputError(f"{what}: every value must be in [{self.low:g}, {self.high:g}], got {array.tolist()}")
         return [float(v) for v in array]
@@ -142,13 +160,11 @@ class Spec:
 
 
 def read_spec(path) -> dict:
-    """The spec file's mapping (ModelError when it cannot be read or is not YAML, InputError when it is not a
-    mapping)."""
+    """The spec file's mapping, read as every start-up file is (:func:`discrete_robot.config_files.load_yaml`: a
+    regular file of at most 10 MB, nested at most 64 deep, no YAML aliases; ModelError naming the file), or
+    InputError when it is not a mapping."""
     path = Path(path)
-    try:
-        raw = yaml.safe_load(path.read_text())
-    except (OSError, yaml.YAMLError) as error:
-        raise ModelError(f"spec {path}: {error}") from None
+    raw = load_yaml(path, "spec")
     if not isinstance(raw, dict):
         raise InputError(f"spec {path}: expected a mapping with experiment, fixed, grid, random, ...")
     return raw
@@ -157,7 +173,7 @@ def read_spec(path) -> dict:
 def _mapping(raw: dict, key: str) -> dict:
     value = raw.get(key) or {}
     if not isinstance(value, dict):
-        raise InputError(f"{key}: expected a mapping of input names to values, got {value!r}")
+        raise InputError(f"{key}: expected a mapping of input names to values, got {_shown(value)}")
     return value
 
 
@@ -170,18 +186,16 @@ def _input(inputs: dict, section: str, name, experiment: str) -> Input:
 def _distribution(spec: Input, raw, what: str) -> Distribution:
     if not isinstance(raw, dict) or len(raw) != 1:
         raise InputError(f"{what}: expected one of {{uniform: [lo, hi]}}, {{normal: [mean, sd]}}, "
-                         f"{{choice: [values]}}, got {raw!r}")
+                         f"{{choice: [values]}}, got {_shown(raw)}")
     (kind, values), = raw.items()
     one_of(kind, DISTRIBUTIONS, f"{what}: the distribution")
     if kind == "choice":
         if not isinstance(values, list) or not values:
-            raise InputError(f"{what}: choice needs a non-empty list of values, got {values!r}")
+            raise InputError(f"{what}: choice needs a non-empty list of values, got {_shown(values)}")
         return Distribution(kind, tuple(spec.check(v, f"{what}.choice[{k}]") for k, v in enumerate(values)))
     if spec.kind != "number":
         raise InputError(f"{what}: {kind} draws numbers; {spec.name} is a {spec.kind} (use choice)")
-    pair = finite_vector(values, 2, f"{what}.{kind}") if isinstance(values, list) else None
-    if pair is None:
-        raise InputError(f"{what}.{kind}: expected a list of 2 numbers, got {values!r}")
+    pair = number_list(values, f"{what}.{kind}", 2)
     upper = f" <= {spec.high:g}" if math.isfinite(spec.high) else ""
     lower = f"{spec.low:g} <= " if math.isfinite(spec.low) else ""
     if kind == "uniform" and not spec.low <= pair[0] <= pair[1] <= spec.high:
@@ -216,11 +230,11 @@ def parse_spec(raw: dict, experiments: dict) -> Spec:
     checked_grid = {}
     for name, values in grid.items():
         if not isinstance(values, list) or not values:
-            raise InputError(f"grid.{name}: expected a non-empty list of values, got {values!r}")
+            raise InputError(f"grid.{name}: expected a non-empty list of values, got {_shown(values)}")
         checked_grid[name] = [inputs[name].check(v, f"grid.{name}[{k}]") for k, v in enumerate(values)]
     spec = Spec(
         experiment=experiment.name,
-        seed=whole_number(raw.get("seed", 0), "seed", 0, 2 ** 63 - 1),
+        seed=whole_number(raw.get("seed", 0), "seed", 0, MAX_SEED),
         samples=whole_number(raw.get("samples", 1), "samples", 1, MAX_CASES),
         fixed={name: inputs[name].check(v, f"fixed.{name}") for name, v in fixed.items()},
         grid=checked_grid,

@@ -44,8 +44,19 @@ PUSH = {"experiment": "push-to-pose", "fixed": {"model": "planar_2link.yaml", "g
     ({**PREDICT, "fixed": {"pusher_speed": "fast"}}, "fixed.pusher_speed: expected a number, got 'fast'"),
     ({**PREDICT, "fixed": {"contact_edge": 1.5}}, "fixed.contact_edge: expected a whole number, got 1.5"),
     ({**PREDICT, "grid": "contact_edge"}, "grid: expected a mapping of input names to values"),
-    ({**PREDICT, "samples": 0}, "samples: must be in [1, 1e+06], got 0"),
-    ({**PREDICT, "seed": -1}, "seed: must be in [0, 9.22337e+18], got -1"),
+    ({**PREDICT, "samples": 0}, "samples: must be in [1, 1000000], got 0"),
+    ({**PREDICT, "samples": 1e20}, "samples: must be in [1, 1000000], got 100000000000000000000"),
+    ({**PREDICT, "samples": float("inf")}, "samples: expected a whole number, got inf"),
+    ({**PREDICT, "seed": -1}, "seed: must be in [0, 18446744073709551615], got -1"),
+    ({**PREDICT, "seed": 2 ** 64}, "seed: must be in [0, 18446744073709551615], got 18446744073709551616"),
+    ({**PREDICT, "seed": 10 ** 38}, "seed: must be in [0, 18446744073709551615], got about 1e38"),
+    ({**PREDICT, "seed": 10 ** 400}, "seed: must be in [0, 18446744073709551615], got about 1e400"),
+    ({**PREDICT, "fixed": {"footprint": [[0, 0], [1, 0, 3], [1, 1]]}},
+     "fixed.footprint: expected a list of numbers, got [[0, 0], [1, 0, 3], [1, 1]]"),
+    ({**PREDICT, "fixed": {"footprint": [0.0, 0.0, 1.0, 0.0, [1.0, [1.0]]]}},
+     "fixed.footprint: expected a list of numbers, got [0.0, 0.0, 1.0, 0.0, [1.0, [1.0]]]"),
+    ({**PREDICT, "random": {"pusher_angle": {"uniform": [[0.1], 0.2]}}},
+     "random.pusher_angle.uniform: expected a list of numbers, got [[0.1], 0.2]"),
     ({**PREDICT, "case_timeout": 0}, "case_timeout: must be in [0.001, 1e+07], got 0"),
     ({**PREDICT, "workers": 2}, "workers: unknown spec key"),
     ({"experiment": "push-to-goal"}, "experiment: expected one of push-to-pose, predict-push, min-time, simulate"),
@@ -76,6 +87,57 @@ def test_the_command_refuses_a_bad_spec_in_one_line_with_status_2_before_any_wor
     assert result.returncode == 2
     assert result.stderr.strip() == ("error: random.support_friction: uniform bounds must satisfy 0 <= lo <= hi, "
                                      "got [-1.0, 0.5]")
+    assert not (tmp_path / "out").exists()
+
+
+def nested(depth: int) -> list:
+    value = [0.0]
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def test_a_list_nested_10000_deep_is_refused_in_one_short_line():
+    with pytest.raises(InputError) as error:
+        prepare({**PREDICT, "fixed": {"footprint": nested(10_000)}})
+    assert str(error.value) == "fixed.footprint: expected a list of numbers, got [[[[...]]]]"
+
+
+def test_the_largest_seed_is_accepted():
+    spec, _, cases = prepare({**PREDICT, "seed": 2 ** 64 - 1, "samples": 2,
+                              "random": {"pusher_angle": {"uniform": [-0.5, 0.5]}}})
+    assert spec.seed == 2 ** 64 - 1 and len({case.inputs["pusher_angle"] for case in cases}) == 2
+
+
+def billion_laughs() -> str:
+    """9**9 strings in a few hundred bytes (as test_config_files.py)."""
+    text = 'experiment: predict-push\nfixed:\n  footprint: &a [1, 1, 1, 1, 1, 1, 1, 1, 1]\n'
+    for name, previous in zip("bcdefghi", "abcdefgh", strict=True):
+        text += f"x{name}: &{name} [{', '.join([f'*{previous}'] * 9)}]\n"
+    return text
+
+
+@pytest.mark.parametrize("text, message", [
+    ("experiment: predict-push\nseed: 123456789012345678901234567890123456789\n",
+     "seed: must be in [0, 18446744073709551615], got about 1e38"),
+    ("experiment: predict-push\nsamples: 1.0e+20\n", "samples: must be in [1, 1000000], got 100000000000000000000"),
+    ("experiment: predict-push\nsamples: 1e20\n", "samples: expected a whole number, got '1e20'"),
+    ("experiment: predict-push\nsamples: .inf\n", "samples: expected a whole number, got inf"),
+    ("experiment: predict-push\nfixed: {footprint: [[0, 0], [1, 0, 3], [1, 1]]}\n",
+     "fixed.footprint: expected a list of numbers, got [[0, 0], [1, 0, 3], [1, 1]]"),
+    ("experiment: predict-push\nfixed: {footprint: " + "[" * 10_000 + "]" * 10_000 + "}\n",
+     "spec {spec}: invalid YAML (while increasing flow level exceeded maximum nesting depth"),
+    (billion_laughs(), "spec {spec}: YAML aliases are not accepted (*a, line 4): write the value out"),
+], ids=["seed", "samples", "samples-text", "samples-inf", "ragged", "nested", "aliases"])
+def test_the_command_refuses_bad_numbers_and_shapes_in_one_line(tmp_path, text, message):
+    """What gave tracebacks (issue 41): one ``error:`` line naming the field, status 2, before any work."""
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(text)
+    result = subprocess.run([sys.executable, "-m", "discrete_robot", "sweep", "run", str(spec), "--output-dir",
+                             str(tmp_path / "out")], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 2, result.stderr[-2000:]
+    assert result.stderr.startswith("error: " + message.format(spec=spec)), result.stderr[-2000:]
+    assert result.stderr.count("\n") == 1
     assert not (tmp_path / "out").exists()
 
 
