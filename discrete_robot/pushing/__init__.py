@@ -3,8 +3,8 @@
 Modules in their one-way order: each imports only modules of the layers before it (docs/pushing.md).
 
 1. solvers: :mod:`.power_program` (minimum of a Coulomb-friction power on an affine set of velocities);
-   :mod:`.minimum_power`, the general solver for particles with constraints, and :mod:`.paper_examples`, the
-   snaked rope and the section-5 particle pushed by a fence.
+   :mod:`.minimum_power`, the general solver for particles with constraints (the paper's examples on it, the
+   snaked rope and the section-5 particle pushed by a fence, are test fixtures: test/support/paper_examples.py).
 2. geometry: :mod:`.polygon` (footprints, the outline's nearest point), :mod:`.pose` (planar poses).
 3. kernels: :mod:`.compiled` (the support friction and the prediction's solvers, numba; imports nothing of
    pushing/).

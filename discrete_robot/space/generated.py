@@ -1,4 +1,4 @@
-"""Model-file dictionaries of multi-arm space robots of any size (tests and benchmarks).
+"""Model-file dictionaries of multi-arm space robots of any size (the kernel warm-up, tests and benchmarks).
 
 :func:`multi_arm_model_data` returns the parsed-YAML structure of docs/model_format.md, to be loaded
 with :func:`discrete_robot.model.description.model_from_dict`, so generated robots pass the same
@@ -34,7 +34,7 @@ def multi_arm_model_data(arms: int, links: int, mixed_joints: bool = False, seed
                 joint["origin"] = [0.5 * np.cos(heading), 0.5 * np.sin(heading), 0.0]
                 joint["rpy"] = [0.0, np.pi / 2.0, heading]  # link z axis pointing radially outward
             if mixed_joints:
-                data["links"].append(_mixed_link(rng, name, parent, joint, arm + index))
+                data["links"].append(mixed_link(rng, name, parent, joint, arm + index))
             else:
                 joint["type"] = "spherical"
                 data["links"].append({"name": name, "parent": parent, "joint": joint, "mass": 61.27,
@@ -44,22 +44,9 @@ def multi_arm_model_data(arms: int, links: int, mixed_joints: bool = False, seed
     return data
 
 
-def random_tree_model_data(links: int, seed: int) -> dict:
-    """A floating base carrying a random tree of ``links`` links: each hangs from a random earlier body (so arms
-    branch), with a random joint kind, axes, joint placement, CoM and inertia (formulation cross-checks)."""
-    rng = np.random.default_rng(seed)
-    data = {"name": f"random_tree_{links}_{seed}", "gravity": [0.0, 0.0, 0.0],
-            "base": {"name": "base", "type": "floating", **MIXED_BASE}, "links": []}
-    bodies = ["base"]
-    for index in range(links):
-        name = f"link{index + 1}"
-        joint = {"name": f"joint{index + 1}", "origin": (rng.normal(size=3) * 0.3).tolist()}
-        data["links"].append(_mixed_link(rng, name, bodies[rng.integers(len(bodies))], joint, int(rng.integers(3))))
-        bodies.append(name)
-    return data
-
-
-def _mixed_link(rng: np.random.Generator, name: str, parent: str, joint: dict, turn: int) -> dict:
+def mixed_link(rng: np.random.Generator, name: str, parent: str, joint: dict, turn: int) -> dict:
+    """A link of a random robot hung from ``parent``: a revolute, universal or spherical joint (``turn`` mod 3) with
+    random axes and a perturbed rotation, a random mass (2–10 kg), off-axis CoM and full inertia matrix."""
     kind = JOINT_CYCLE[turn % 3]
     joint["type"] = kind
     joint["rpy"] = (np.asarray(joint.get("rpy", [0.0, 0.0, 0.0])) + rng.uniform(-0.5, 0.5, 3)).tolist()

@@ -11,7 +11,7 @@ from discrete_robot.discrete.dynamic_model import DiscreteDynamicModel
 from discrete_robot.discrete.partial_difference import SMALL_STEP
 from discrete_robot.model.description import load_model, model_from_dict, package_config_path
 from discrete_robot.model.dynamics import RigidBodySystem
-from discrete_robot.space.generated import random_tree_model_data
+from random_trees import random_tree_model_data
 
 SEEDS = [0, 1, 2, 3]
 

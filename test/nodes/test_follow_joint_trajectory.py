@@ -7,8 +7,8 @@ state topic and query service."""
 import numpy as np
 import pytest
 
-from discrete_robot.ros.jtc_client import follow_joint_trajectory_goal as _goal
-from discrete_robot.ros.jtc_client import rest_to_rest_points
+from jtc_goals import follow_joint_trajectory_goal as _goal
+from jtc_goals import rest_to_rest_points
 
 pytestmark = pytest.mark.ros
 

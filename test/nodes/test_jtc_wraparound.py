@@ -20,7 +20,7 @@ def test_a_continuous_joint_one_turn_on_goes_the_short_way_and_reaches_its_goal(
     from control_msgs.action import FollowJointTrajectory
     from sensor_msgs.msg import JointState
 
-    from discrete_robot.ros.jtc_client import follow_joint_trajectory_goal
+    from jtc_goals import follow_joint_trajectory_goal
 
     path = tmp_path / "wheel.urdf"
     path.write_text(URDF)
@@ -45,7 +45,7 @@ def test_a_cancel_with_decelerate_on_cancel_stops_the_wheel_at_its_deceleration(
     from control_msgs.action import FollowJointTrajectory
     from sensor_msgs.msg import JointState
 
-    from discrete_robot.ros.jtc_client import follow_joint_trajectory_goal
+    from jtc_goals import follow_joint_trajectory_goal
 
     path = tmp_path / "wheel.urdf"
     path.write_text(URDF)

@@ -14,7 +14,7 @@ from discrete_robot.pushing.minimum_power import (
     PlanarMotion,
     solve_minimum_power,
 )
-from discrete_robot.pushing.paper_examples import fence_push, pull_rope, snaked_rope
+from paper_examples import fence_push, pull_rope, snaked_rope
 
 FENCE_SPEED, WEIGHT, ETA = 0.2, 1.0, 1.5
 

@@ -8,11 +8,11 @@ from hypothesis import strategies as st
 
 from discrete_robot.model.description import load_model, model_from_dict, package_config_path
 from discrete_robot.space import newton_euler, recursive
-from discrete_robot.space.generated import random_tree_model_data
 from discrete_robot.space.loads import ExternalLoad, LoadFrame
 from discrete_robot.space.robot import JointKind, SpaceRobot
 from discrete_robot.space.simulation import Simulator
 from discrete_robot.space.state import random_state, rest_state
+from random_trees import random_tree_model_data
 
 
 def _tree(links: int, seed: int) -> SpaceRobot:

@@ -26,7 +26,7 @@ LAYERS = {"nodes": 1, "ros": 2}          # everything else: the core, layer 0
 #: pushing/'s modules bottom to top, as pushing/__init__.py lists them (issue 27: geometry -> kernels -> prediction
 #: -> simulation); a module imports only modules of its own layer or below, and every module of pushing/ has a layer
 PUSHING_LAYERS = (
-    ("solvers", {"power_program", "minimum_power", "paper_examples"}),
+    ("solvers", {"power_program", "minimum_power"}),
     ("geometry", {"polygon", "pose"}),
     ("kernels", {"compiled"}),
     ("support", {"support", "object_model"}),
