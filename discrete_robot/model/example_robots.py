@@ -13,6 +13,7 @@ EXAMPLE_ROBOTS = {
     "xarm7": "xarm_description/urdf/xarm7.urdf",
     "z1": "z1_description/urdf/z1.urdf",
     "kinova": "kinova_description/robots/kinova.urdf",         # continuous joints
+    "so101": "so_arm_description/urdf/so101.urdf",             # a 5-DOF hobby arm and its gripper
     "baxter": "baxter_description/urdf/baxter.urdf",           # two arms and a head: a tree, mimic fingers
 }
 

@@ -2,6 +2,7 @@
 Newton–Euler recursion, analytic lumping, a hand-made mimic projection, T + V conservation and a URDF round trip;
 bad files give one line naming the element and the field."""
 
+import os
 import re
 import warnings
 
@@ -39,7 +40,7 @@ def _newton_euler_mass_matrix(system, q) -> np.ndarray:
 
 def test_real_robots_load_with_their_joints(robot):
     name, model = robot
-    expected_dof = {"ur5": 6, "panda": 8, "xarm7": 7, "z1": 7, "kinova": 6, "baxter": 17}
+    expected_dof = {"ur5": 6, "panda": 8, "xarm7": 7, "z1": 7, "kinova": 6, "baxter": 17, "so101": 6}
     assert model.dof == expected_dof[name]
     assert model.urdf is not None and "<robot" in model.urdf
     assert {"panda": 1, "baxter": 2}.get(name, 0) == len(model.mimic)
@@ -212,6 +213,65 @@ def test_bad_files_get_one_line_naming_element_and_field(text, message):
     assert "\n" not in str(error.value)
 
 
+_MIMIC = ('type="fixed">', 'type="revolute"><axis xyz="0 0 1"/><mimic joint="hinge" {}/>')
+
+
+@pytest.mark.parametrize(("replace", "message"), [
+    (('<origin xyz="1.0 0 0"', '<origin xyz="1e308 0 0"'), "joint 'weld': <origin xyz>: must be within ±1000 m"),
+    (('<origin xyz="0.5 0 0"/>', '<origin xyz="0.5 -2e3 0"/>'),
+     "link 'arm': <inertial>: <origin xyz>: must be within ±1000 m"),
+    (('<mass value="2.0"/>', '<mass value="1e308"/>'),
+     "link 'arm': <inertial>: <mass value>: must be within ±1e+06 kg"),
+    (('ixx="0.01" iyy="0.02" izz="0.03"', 'ixx="1e308" iyy="1e308" izz="1e308"'),
+     "link 'arm': inertia: must be within ±1e+12 kg m²"),
+    ((_MIMIC[0], _MIMIC[1].format('multiplier="1e308"')),
+     "joint 'weld': <mimic>: <mimic multiplier>: must be within ±1000"),
+    ((_MIMIC[0], _MIMIC[1].format('offset="-1e308"')),
+     "joint 'weld': <mimic>: <mimic offset>: must be within ±1000 rad or m"),
+])
+def test_implausible_numbers_are_refused_naming_the_element_and_the_bound(replace, message):
+    """Finite but beyond physics (a 1e308 mass, origin or mimic multiplier overflows M(q) to nan): refused at
+    load, like pushing's 1 km footprint bound."""
+    with pytest.raises(ModelError) as error:
+        model_from_urdf(_bad(replace).format(effort=1))
+    assert message in str(error.value) and "\n" not in str(error.value), str(error.value)
+
+
+def test_a_mimic_within_the_bounds_still_loads():
+    model = model_from_urdf(_bad((_MIMIC[0], _MIMIC[1].format('multiplier="-2.5" offset="0.1"'))).format(effort=1))
+    assert (model.mimic[0].multiplier, model.mimic[0].offset) == (-2.5, 0.1)
+
+
+def test_a_bidirectional_override_in_a_name_reaches_the_message_escaped():
+    text = _bad(('<parent link="arm"/>', '<parent link="ar\u202em"/>')).format(effort=1)
+    with pytest.raises(ModelError) as error:
+        model_from_urdf(text)
+    assert "'ar\\u202em' is not a link" in str(error.value) and "\u202e" not in str(error.value)
+
+
+def chain_urdf(links: int) -> str:
+    """A serial chain of ``links`` revolute links of 1 kg, 0.1 m apart."""
+    parts = ['<robot name="chain">', '<link name="l0"/>']
+    for i in range(1, links + 1):
+        parts.append(f'<link name="l{i}"><inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01"/>'
+                     f'</inertial></link><joint name="j{i}" type="revolute"><parent link="l{i - 1}"/>'
+                     f'<child link="l{i}"/><origin xyz="0 0 0.1"/><axis xyz="0 1 0"/>'
+                     '<limit lower="-1" upper="1" effort="10" velocity="1"/></joint>')
+    return "\n".join([*parts, "</robot>"])
+
+
+def test_model_size_is_counted_from_the_file_before_the_model_is_built():
+    assert model_from_urdf(chain_urdf(64)).dof == 64
+    with pytest.raises(ModelError, match=r"65 joints need 2.86e\+08 bytes per discrete step, more than the "
+                                         r"2.68e\+08 a step may use \(16 n\^4 bytes: at most 64 joints\)"):
+        model_from_urdf(chain_urdf(65))
+    fixed = chain_urdf(1).replace("</robot>", "".join(
+        f'<link name="f{i}"/><joint name="w{i}" type="fixed"><parent link="l1"/><child link="f{i}"/></joint>'
+        for i in range(1000)) + "</robot>")
+    with pytest.raises(ModelError, match="robot_description: 1002 links, more than the 1000 a model may have"):
+        model_from_urdf(fixed)
+
+
 def test_unresolvable_mesh_is_a_warning_not_an_error():
     text = _PENDULUM.format(effort=1).replace(
         '<link name="arm">', '<link name="arm"><visual><geometry><mesh filename="package://nowhere/arm.stl"/>'
@@ -241,6 +301,35 @@ def test_xacro_arguments_pass_through(tmp_path):
     model = load_model(path, xacro_args={"arm_mass": 4.0})
     assert model.links[0].mass == 4.0
     assert RigidBodySystem(model).mass_matrix(np.zeros(1))[0, 0] == pytest.approx(4.0 * 0.25)
+
+
+_XACRO = """<robot name="xbot" xmlns:xacro="http://www.ros.org/wiki/xacro">{}
+  <link name="base"/>
+  <joint name="hinge" type="continuous"><parent link="base"/><child link="arm"/><axis xyz="0 0 1"/></joint>
+  <link name="arm"><inertial><origin xyz="0.5 0 0"/><mass value="${{mass}}"/>
+    <inertia ixx="0" iyy="0" izz="0" ixy="0" ixz="0" iyz="0"/></inertial></link>
+</robot>"""
+
+
+def test_xacro_includes_regular_files_and_refuses_a_fifo_or_a_device(tmp_path):
+    (tmp_path / "mass.xacro").write_text('<robot xmlns:xacro="http://www.ros.org/wiki/xacro">'
+                                          '<xacro:property name="mass" value="3.0"/></robot>')
+    path = tmp_path / "robot.urdf.xacro"
+    path.write_text(_XACRO.format('<xacro:include filename="mass.xacro"/>'))
+    assert load_model(path).links[0].mass == 3.0
+    os.mkfifo(tmp_path / "fifo")
+    for name, reason in (("fifo", "a FIFO"), ("/dev/zero", "a character device")):
+        path.write_text(_XACRO.format(f'<xacro:include filename="{name}"/>'))
+        with pytest.raises(ModelError) as error:      # the child never opens it: no writer, no hang
+            load_model(path)
+        assert str(error.value).startswith(f"xacro file {path}: included file ") and reason in str(error.value)
+
+
+def test_a_xacro_expression_that_allocates_without_bound_names_the_memory_limit(tmp_path):
+    path = tmp_path / "huge.urdf.xacro"
+    path.write_text(_XACRO.format('<xacro:property name="mass" value="${len(\'x\' * 10 ** 10)}"/>'))
+    with pytest.raises(ModelError, match=r"huge.urdf.xacro: expansion needs more than the memory limit of 1024 MB"):
+        load_model(path)
 
 
 def test_floating_joint_from_world_makes_a_floating_base():
