@@ -2,10 +2,25 @@
 
 import math
 import re
+import unicodedata
 
 import numpy as np
 
-from discrete_robot.errors import InputError
+from discrete_robot.errors import InputError, ModelError
+
+#: m: the largest length, origin or centre of mass a model may give (1 km, as pushing's footprint bound,
+#: pushing/polygon.py MAX_VERTEX_DISTANCE; the largest in example-robot-data is 1.6 m)
+MAX_LENGTH = 1e3
+#: kg: the largest mass of a link or base (1000 t; the largest in example-robot-data is 200 kg)
+MAX_MASS = 1e6
+#: kg m²: the largest inertia entry, the largest mass at the largest length (example-robot-data: 9.2 kg m²)
+MAX_INERTIA = MAX_MASS * MAX_LENGTH ** 2
+#: the largest |multiplier| of a URDF mimic joint (a gear ratio; example-robot-data's largest is 1.06)
+MAX_MIMIC_MULTIPLIER = 1e3
+#: the most URDF links (fixed frames included) or YAML links a model may have; counted before it is built
+MAX_LINKS = 1000
+#: bytes the discrete model's step may need (256 MB), the simulator node's bound and every entry point's
+MAX_STEP_BYTES = 2 ** 28
 
 
 def finite_vector(values, length: int, what: str) -> np.ndarray:
@@ -64,6 +79,53 @@ def bounded_count(count: float, limit: int, what: str, limit_name: str, hint: st
         raise InputError(f"{what}: needs {count:.3g} steps, more than {limit_name} = {limit}{hint}")
     return int(count)
 
+
+
+def plausible(values, bound: float, what: str, unit: str):
+    """``values`` (a number or an array) when every |value| <= ``bound`` (in ``unit``), else ModelError naming
+    ``what`` and the bound: a finite number beyond it (1e308) is a typo or a probe, and squared in M(q) it
+    overflows to inf and nan."""
+    array = np.asarray(values, dtype=float)
+    if not np.all(np.abs(array) <= bound):
+        shown = array.tolist() if array.ndim else float(array)
+        raise ModelError(f"{what}: must be within ±{bound:g} {unit} (the plausibility bound of a robot model), "
+                         f"got {shown}")
+    return values
+
+
+def discrete_step_bytes(dof: int) -> int:
+    """Bytes of the discrete model's step Jacobian for ``dof`` coordinates: ∂a/∂q (dof³ doubles) at each of the
+    2·dof distinct vertices of the two symmetric partial-difference paths (discrete.compiled), 16·dof⁴ bytes:
+    20 kB for 6 joints, 130 GB for a 300-link chain."""
+    return 8 * 2 * dof * dof ** 3
+
+
+def model_size(links: int, dof: int, what: str) -> None:
+    """ModelError naming ``what`` when a model of ``links`` links (URDF links, fixed frames included) and ``dof``
+    coordinates, counted from the parsed file, is beyond :data:`MAX_LINKS` or needs more than
+    :data:`MAX_STEP_BYTES` per discrete step (:func:`discrete_step_bytes`): checked before any n² or n³ array is
+    built, in every entry point (CLI, nodes, sweeps)."""
+    if links > MAX_LINKS:
+        raise ModelError(f"{what}: {links} links, more than the {MAX_LINKS} a model may have")
+    if discrete_step_bytes(dof) > MAX_STEP_BYTES:
+        most = int((MAX_STEP_BYTES / 16) ** 0.25)
+        raise ModelError(f"{what}: {dof} joints need {discrete_step_bytes(dof):.3g} bytes per discrete step, more "
+                         f"than the {MAX_STEP_BYTES:.3g} a step may use (16 n^4 bytes: at most {most} joints)")
+
+
+#: Unicode categories escaped in names shown in messages: controls (Cc) and formats (Cf: the bidirectional
+#: overrides U+202A-U+202E and isolates U+2066-U+2069, zero-width characters), line and paragraph separators
+_UNPRINTABLE = {"Cc", "Cf", "Zl", "Zp"}
+
+
+def printable(name) -> str:
+    """``name`` as it may reach a log or an error message: control, format and bidirectional characters
+    (a right-to-left override U+202E would reverse the rest of the line) escaped as ``\\u202e``."""
+    text = str(name)
+    if all(unicodedata.category(character) not in _UNPRINTABLE for character in text):
+        return text
+    return "".join(character.encode("unicode_escape").decode("ascii")
+                   if unicodedata.category(character) in _UNPRINTABLE else character for character in text)
 
 
 _ROS_TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

@@ -69,3 +69,45 @@ def test_energy_bound_is_the_whole_mass_crossing_the_reach_in_one_step():
     for energy in (2.01e6, -2.01e6, np.inf, np.nan):
         with pytest.raises(InputError, match="^initial state: the state's energy"):
             energy_in_proportion(energy, 2.0, 1.0, 1e-3, "initial state")
+
+
+@pytest.mark.parametrize(("name", "shown"), [
+    ("elbow", "elbow"), ("coude_é", "coude_é"), ("wrist\u202e1", "wrist\\u202e1"),
+    ("a\u2066b\u2069", "a\\u2066b\\u2069"),
+    ("line\nbreak", "line\\nbreak"), ("bell\x07", "bell\\x07"), ("zero\u200bwidth", "zero\\u200bwidth"),
+])
+def test_printable_escapes_control_and_bidirectional_characters_only(name, shown):
+    from discrete_robot.validation import printable
+
+    assert printable(name) == shown
+
+
+@given(st.text())
+def test_printable_leaves_nothing_that_reorders_or_breaks_a_line(name):
+    import unicodedata
+
+    from discrete_robot.validation import printable
+
+    assert all(unicodedata.category(character) not in {"Cc", "Cf", "Zl", "Zp"} for character in printable(name))
+
+
+def test_plausible_refuses_a_finite_value_beyond_the_bound_naming_it():
+    from discrete_robot.errors import ModelError
+    from discrete_robot.validation import MAX_LENGTH, plausible
+
+    assert plausible(-MAX_LENGTH, MAX_LENGTH, "link 'a': com", "m") == -MAX_LENGTH
+    for value in (1e308, [0.0, -1.0001e3, 0.0], np.nan):
+        with pytest.raises(ModelError, match=r"^link 'a': com: must be within ±1000 m"):
+            plausible(value, MAX_LENGTH, "link 'a': com", "m")
+
+
+def test_model_size_bounds_links_and_the_discrete_steps_16_n4_bytes():
+    from discrete_robot.errors import ModelError
+    from discrete_robot.validation import MAX_STEP_BYTES, discrete_step_bytes, model_size
+
+    assert discrete_step_bytes(64) == 16 * 64 ** 4 <= MAX_STEP_BYTES < discrete_step_bytes(65)
+    model_size(1000, 64, "arm")
+    with pytest.raises(ModelError, match=r"^arm: 1001 links, more than the 1000"):
+        model_size(1001, 6, "arm")
+    with pytest.raises(ModelError, match=r"^arm: 65 joints need 2.86e\+08 bytes .* at most 64 joints\)$"):
+        model_size(65, 65, "arm")

@@ -34,6 +34,7 @@ from discrete_robot.model.robot_model import (
     _scalar,
     _vector,
 )
+from discrete_robot.validation import MAX_LENGTH, model_size, plausible, printable
 
 __all__ = ["Base", "Fingertip", "Joint", "JointType", "Link", "RobotModel", "load_model", "model_from_dict",
            "package_config_path"]
@@ -84,7 +85,22 @@ def load_model(path, xacro_args: dict | None = None, floating_base: bool = False
     if path.suffix.lower() in URDF_SUFFIXES or text.lstrip().startswith("<"):
         return urdf_reader.model_from_urdf(text, source=str(path), floating_base=floating_base,
                                            directory=path.parent)
-    return model_from_dict(parse_yaml(text, f"model file {path}"), source=str(path))
+    data = parse_yaml(text, f"model file {path}")
+    if isinstance(data, dict) and isinstance(data.get("links"), list):   # counted before anything is built
+        model_size(len(data["links"]), sum(_ndof(raw) for raw in data["links"]), f"model file {path}")
+    return model_from_dict(data, source=str(path))
+
+
+def _ndof(raw) -> int:
+    """The DOF a YAML link's joint declares (1 when it declares none a model knows: the build refuses it)."""
+    joint = raw.get("joint") if isinstance(raw, dict) else None
+    kind = joint.get("type") if isinstance(joint, dict) else None
+    return next((member.ndof for member in JointType if member.value == kind), 1)
+
+
+def _length(raw, length: int, what: str) -> np.ndarray:
+    """A finite vector of lengths (m) within the plausibility bound :data:`MAX_LENGTH`."""
+    return plausible(_vector(raw, length, what), MAX_LENGTH, what, "m")
 
 
 def model_from_dict(data, source: str = "<dict>") -> RobotModel:
@@ -95,7 +111,7 @@ def model_from_dict(data, source: str = "<dict>") -> RobotModel:
     name = data.get("name")
     if not isinstance(name, str) or not name:
         raise ModelError(f"{source}: 'name' must be a non-empty string")
-    where = f"model '{name}'"
+    where = f"model '{printable(name)}'"
     gravity = _vector(data.get("gravity", [0.0, 0.0, -9.81]), 3, f"{where}: gravity")
     base = _base(data.get("base"), where)
     raw_links = data.get("links")
@@ -107,7 +123,8 @@ def model_from_dict(data, source: str = "<dict>") -> RobotModel:
     for number, raw in enumerate(raw_links):
         link = _link(raw, number, where, tips, base.name)
         if link.joint.name in seen_joints:
-            raise ModelError(f"{where}: link '{link.name}': joint name '{link.joint.name}' is used twice")
+            raise ModelError(f"{where}: link '{printable(link.name)}': joint name '{printable(link.joint.name)}' is "
+                             "used twice")
         seen_joints.add(link.joint.name)
         tips[link.name] = link.tip
         links.append(link)
@@ -130,7 +147,8 @@ def _fingertip(raw, where: str, link_names: set[str]) -> Fingertip:
     radius = _scalar(raw.get("radius"), f"{here}: radius")
     if not radius > 0.0:
         raise ModelError(f"{here}: radius must be > 0 m, got {radius}")
-    return Fingertip(raw["link"], _vector(raw.get("offset", [0.0, 0.0, 0.0]), 3, f"{here}: offset"), radius)
+    plausible(radius, MAX_LENGTH, f"{here}: radius", "m")
+    return Fingertip(raw["link"], _length(raw.get("offset", [0.0, 0.0, 0.0]), 3, f"{here}: offset"), radius)
 
 
 def _known_keys(raw: dict, allowed: set[str], where: str) -> None:
@@ -146,7 +164,7 @@ def _base(raw, where: str) -> Base:
     name = raw.get("name")
     if not isinstance(name, str) or not name:
         raise ModelError(f"{where}: base 'name' must be a non-empty string")
-    where = f"{where}: base '{name}'"
+    where = f"{where}: base '{printable(name)}'"
     kind = raw.get("type", "fixed")
     if kind not in ("fixed", "floating"):
         raise ModelError(f"{where}: type must be 'fixed' or 'floating', got {kind!r}")
@@ -155,7 +173,7 @@ def _base(raw, where: str) -> Base:
         raise ModelError(f"{where}: a floating base needs 'mass' and 'inertia'")
     mass = _mass(raw["mass"], where) if "mass" in raw else 0.0
     inertia = _inertia(raw["inertia"], where, definite=floating) if "inertia" in raw else np.zeros((3, 3))
-    com = _vector(raw.get("com", [0.0, 0.0, 0.0]), 3, f"{where}: com")
+    com = _length(raw.get("com", [0.0, 0.0, 0.0]), 3, f"{where}: com")
     return Base(name, floating, mass, com, inertia, _geometry(raw.get("geometry"), where))
 
 
@@ -169,21 +187,21 @@ def _link(raw, number: int, where: str, tips: dict, base_name: str) -> Link:
         raise ModelError(f"{where}: links[{number}]: 'name' must be a non-empty string")
     if name in tips:
         what = "the base" if name == base_name else "an earlier link"
-        raise ModelError(f"{where}: link '{name}': duplicate name (already used by {what})")
-    here = f"{where}: link '{name}'"
+        raise ModelError(f"{where}: link '{printable(name)}': duplicate name (already used by {what})")
+    here = f"{where}: link '{printable(name)}'"
     parent = raw.get("parent")
     if parent == name:
         raise ModelError(f"{here}: parent is the link itself (a cycle)")
     if parent not in tips:
-        raise ModelError(f"{here}: parent '{parent}' is not the base or an earlier link "
+        raise ModelError(f"{here}: parent '{printable(parent)}' is not the base or an earlier link "
                          "(links are listed parents first; a later parent would allow a cycle)")
     for field in ("joint", "mass", "inertia"):
         if field not in raw:
             raise ModelError(f"{here}: missing '{field}'")
     mass = _mass(raw["mass"], here)
-    com = _vector(raw.get("com", [0.0, 0.0, 0.0]), 3, f"{here}: com")
+    com = _length(raw.get("com", [0.0, 0.0, 0.0]), 3, f"{here}: com")
     inertia = _inertia(raw["inertia"], here, definite=False)
-    tip = _vector(raw["tip"], 3, f"{here}: tip") if "tip" in raw else 2.0 * com
+    tip = _length(raw["tip"], 3, f"{here}: tip") if "tip" in raw else 2.0 * com
     joint = _joint(raw["joint"], here, default_origin=tips[parent])
     return Link(name, parent, joint, mass, com, inertia, tip, _geometry(raw.get("geometry"), here))
 
@@ -199,9 +217,9 @@ def _joint(raw, where: str, default_origin: np.ndarray) -> Joint:
     try:
         kind = JointType(raw.get("type"))
     except ValueError:
-        raise ModelError(f"{where}: joint '{name}': type must be one of "
+        raise ModelError(f"{where}: joint '{printable(name)}': type must be one of "
                          f"{[t.value for t in JointType]}, got {raw.get('type')!r}") from None
-    here = f"{where}: joint '{name}'"
+    here = f"{where}: joint '{printable(name)}'"
     ndof = kind.ndof
     if ndof == 1:
         if "axes" in raw:
@@ -214,7 +232,7 @@ def _joint(raw, where: str, default_origin: np.ndarray) -> Joint:
     norms = np.linalg.norm(axes, axis=1)
     if np.any(norms < TOLERANCE) or np.any(np.abs(norms - 1.0) > 1e-6):
         raise ModelError(f"{here}: axis must be a unit vector, got norm(s) {norms.tolist()}")
-    origin = _vector(raw["origin"], 3, f"{here}: origin") if "origin" in raw else np.array(default_origin)
+    origin = _length(raw["origin"], 3, f"{here}: origin") if "origin" in raw else np.array(default_origin)
     rpy = _vector(raw.get("rpy", [0.0, 0.0, 0.0]), 3, f"{here}: rpy")
     rotation = euler2mat(*rpy, axes="sxyz")  # URDF convention: fixed-axis roll, pitch, yaw
     limits = raw.get("limits", {}) or {}
@@ -274,9 +292,9 @@ def _geometry(raw, where: str) -> dict | None:
         radius = _scalar(raw["radius"], f"{where}: geometry.radius")
         if radius <= 0.0:
             raise ModelError(f"{where}: geometry.radius must be > 0, got {radius}")
-        geometry["radius"] = radius
+        geometry["radius"] = plausible(radius, MAX_LENGTH, f"{where}: geometry.radius", "m")
     if "size" in raw:
-        size = _vector(raw["size"], 3, f"{where}: geometry.size")
+        size = _length(raw["size"], 3, f"{where}: geometry.size")
         if np.any(size <= 0.0):
             raise ModelError(f"{where}: geometry.size must be > 0, got {size.tolist()}")
         geometry["size"] = size.tolist()

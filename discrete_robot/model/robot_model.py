@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from discrete_robot.errors import ModelError
+from discrete_robot.validation import MAX_INERTIA, MAX_MASS, plausible, printable
 
 #: tolerance of the unit-length, symmetry and positive-(semi)definiteness checks, relative
 TOLERANCE = 1e-9
@@ -181,7 +182,7 @@ class RobotModel:
         for link in self.links:
             if link.name == name:
                 return link
-        raise ModelError(f"model '{self.name}': no link named '{name}'")
+        raise ModelError(f"model '{printable(self.name)}': no link named '{printable(name)}'")
 
     def frame_in_body(self, name: str) -> tuple[str, np.ndarray, np.ndarray]:
         """(body, origin, rotation): where link or frame ``name`` sits in the moving body it belongs to (a model
@@ -193,7 +194,8 @@ class RobotModel:
         if name in bodies:
             return name, np.zeros(3), np.eye(3)
         known = bodies + [frame.name for frame in self.frames]
-        raise ModelError(f"model '{self.name}': no link or frame named '{name}' (known: {', '.join(known)})")
+        raise ModelError(f"model '{printable(self.name)}': no link or frame named '{printable(name)}' (known: "
+                         f"{printable(', '.join(known))})")
 
     def chains_from_base(self) -> list[list[int]]:
         """The arms: for each link attached to the base, its subtree's link indices, parents first.
@@ -270,7 +272,7 @@ def _mass(raw, where: str) -> float:
     mass = _scalar(raw, f"{where}: mass")
     if not (mass > 0.0 and math.isfinite(mass)):
         raise ModelError(f"{where}: mass must be a positive finite number of kg, got {mass}")
-    return mass
+    return plausible(mass, MAX_MASS, f"{where}: mass", "kg")
 
 
 def _inertia(raw, where: str, definite: bool) -> np.ndarray:
@@ -287,6 +289,7 @@ def _inertia(raw, where: str, definite: bool) -> np.ndarray:
     else:
         raise ModelError(f"{what}: expected [ixx, iyy, izz], [ixx, iyy, izz, ixy, ixz, iyz] or a 3x3 list, "
                          f"got shape {array.shape}")
+    plausible(inertia, MAX_INERTIA, what, "kg m²")
     scale = max(float(np.max(np.abs(inertia))), 1e-300)
     if np.any(np.abs(inertia - inertia.T) > TOLERANCE * scale):
         raise ModelError(f"{what}: is not symmetric ({inertia.tolist()})")

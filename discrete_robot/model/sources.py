@@ -14,11 +14,15 @@ DEFAULT_FINGER_RADIUS = 0.01
 
 def robot_model(model_file="", robot_description: str = "", default=None, tip_link: str = "",
                 finger_radius: float = 0.0, floating_base: bool = False, xacro_args: dict | None = None) -> RobotModel:
-    """The model from ``robot_description`` (URDF text) when given, else from ``model_file``, else from
-    ``default``; with ``tip_link``, its fingertip there (:func:`with_fingertip`)."""
-    from discrete_robot.config_files import regular_file
+    """The model from ``robot_description`` (URDF text, at most 10 MB as a model file) when given, else from
+    ``model_file``, else from ``default``; with ``tip_link``, its fingertip there (:func:`with_fingertip`). Its size
+    is checked from the parsed file before anything is built (validation.model_size)."""
+    from discrete_robot.config_files import MAX_FILE_BYTES, regular_file
     from discrete_robot.model.urdf_reader import model_from_urdf
 
+    if len(robot_description) > MAX_FILE_BYTES or len(robot_description.encode("utf-8")) > MAX_FILE_BYTES:
+        raise ModelError(f"robot_description: larger than {MAX_FILE_BYTES} bytes ({MAX_FILE_BYTES / 2 ** 20:g} MB), "
+                         "the most a model file may hold")
     if robot_description.strip():
         model = model_from_urdf(robot_description, "robot_description", floating_base=floating_base)
     else:

@@ -46,6 +46,14 @@ from discrete_robot.model.robot_model import (
     RobotModel,
     _inertia,
 )
+from discrete_robot.validation import (
+    MAX_LENGTH,
+    MAX_MASS,
+    MAX_MIMIC_MULTIPLIER,
+    model_size,
+    plausible,
+    printable,
+)
 
 WORLD = "world"
 #: m/s², world frame, unless the caller says otherwise (a floating base defaults to none)
@@ -62,16 +70,12 @@ class MeshWarning(UserWarning):
 
 
 def expand_xacro(path, args: dict | None = None) -> str:
-    """The URDF text of a xacro file, its ``xacro:arg``s set from ``args`` (name -> value)."""
-    import xacro
+    """The URDF text of a xacro file, its ``xacro:arg``s set from ``args`` (name -> value), expanded in a bounded
+    child process (:mod:`.xacro_sandbox`: CPU time, memory and wall clock limited, every file read checked)."""
+    from discrete_robot.model.xacro_sandbox import expand
 
-    mappings = {str(key): str(value) for key, value in (args or {}).items()}
-    regular_file(path, "model file")     # xacro opens the file itself: refuse a FIFO or a device first
-    try:
-        document = xacro.process_file(str(path), mappings=mappings)
-    except Exception as error:  # xacro raises its own XacroException, but also NameError, OSError, ... from a file
-        raise ModelError(f"xacro file {path}: {type(error).__name__}: {error}".splitlines()[0]) from error
-    return document.toprettyxml(indent="  ")
+    regular_file(path, "model file")     # refused here, in the caller's words, before a child is started
+    return expand(path, args)
 
 
 def load_xacro(path, args: dict | None = None, floating_base: bool = False, gravity=None) -> RobotModel:
@@ -97,6 +101,8 @@ def model_from_urdf(text: str, source: str = "robot_description", floating_base:
     name = root.get("name")
     if not name:
         raise ModelError(f"{source}: <robot name> is missing")
+    model_size(len(root.findall("link")), sum(1 for joint in root.findall("joint") if joint.get("type") in _MOVABLE
+                                              and joint.find("mimic") is None), source)
     tree = _Tree.parse(root, source)
     model = tree.build(name, text, floating_base, gravity)
     _check_meshes(root, source, directory)
@@ -113,14 +119,15 @@ def _numbers(element: ET.Element, attribute: str, count: int, where: str, defaul
         if default is None:
             raise ModelError(f"{where}: <{element.tag} {attribute}> is missing")
         return np.array(default, dtype=float)
+    expected = f"{where}: <{element.tag} {attribute}> expected {count} number(s), got '{printable(raw)}'"
     try:
         values = np.array([float(v) for v in raw.split()], dtype=float)
     except ValueError:
-        raise ModelError(f"{where}: <{element.tag} {attribute}> expected {count} number(s), got '{raw}'") from None
+        raise ModelError(expected) from None
     if values.shape != (count,):
-        raise ModelError(f"{where}: <{element.tag} {attribute}> expected {count} number(s), got '{raw}'")
+        raise ModelError(expected)
     if not np.all(np.isfinite(values)):
-        raise ModelError(f"{where}: <{element.tag} {attribute}> must be finite, got '{raw}'")
+        raise ModelError(f"{where}: <{element.tag} {attribute}> must be finite, got '{printable(raw)}'")
     return values
 
 
@@ -137,7 +144,8 @@ def _origin(element: ET.Element, where: str) -> tuple[np.ndarray, np.ndarray]:
     origin = element.find("origin")
     if origin is None:
         return np.zeros(3), np.eye(3)
-    xyz = _numbers(origin, "xyz", 3, where, [0.0, 0.0, 0.0])
+    xyz = plausible(_numbers(origin, "xyz", 3, where, [0.0, 0.0, 0.0]), MAX_LENGTH, f"{where}: <origin xyz>",
+                    "m")
     rpy = _numbers(origin, "rpy", 3, where, [0.0, 0.0, 0.0])
     return xyz, euler2mat(*rpy, axes="sxyz")
 
@@ -161,7 +169,7 @@ def _inertial(link: ET.Element, where: str) -> _Inertial:
     mass_element = element.find("mass")
     if mass_element is None:
         raise ModelError(f"{here}: <mass> is missing")
-    mass = _number(mass_element, "value", here, low=0.0)
+    mass = plausible(_number(mass_element, "value", here, low=0.0), MAX_MASS, f"{here}: <mass value>", "kg")
     inertia_element = element.find("inertia")
     if inertia_element is None:
         raise ModelError(f"{here}: <inertia> is missing")
@@ -236,7 +244,7 @@ class _Tree:
             if not name:
                 raise ModelError(f"{source}: a <link> has no name")
             if name in links:
-                raise ModelError(f"{source}: link '{name}': defined twice")
+                raise ModelError(f"{source}: link '{printable(name)}': defined twice")
             links[name] = element
         if not links:
             raise ModelError(f"{source}: the robot has no <link>")
@@ -245,7 +253,7 @@ class _Tree:
             name = element.get("name")
             if not name:
                 raise ModelError(f"{source}: a <joint> has no name")
-            where = f"{source}: joint '{name}'"
+            where = f"{source}: joint '{printable(name)}'"
             if name in seen:
                 raise ModelError(f"{where}: defined twice")
             seen.add(name)
@@ -259,25 +267,28 @@ class _Tree:
                 if end is None or not end.get("link"):
                     raise ModelError(f"{where}: <{tag} link> is missing")
                 if end.get("link") not in links:
-                    raise ModelError(f"{where}: <{tag} link> '{end.get('link')}' is not a link of the robot")
+                    raise ModelError(f"{where}: <{tag} link> '{printable(end.get('link'))}' is not a link of the "
+                                     "robot")
                 ends[tag] = end.get("link")
             if ends["parent"] == ends["child"]:
-                raise ModelError(f"{where}: <parent link> and <child link> are both '{ends['child']}' (a cycle)")
+                raise ModelError(f"{where}: <parent link> and <child link> are both '{printable(ends['child'])}' "
+                                 "(a cycle)")
             if ends["child"] in parent_of:
-                raise ModelError(f"{source}: link '{ends['child']}': child of two joints, '{parent_of[ends['child']]}' "
-                                 f"and '{name}' (a URDF is a tree)")
+                raise ModelError(f"{source}: link '{printable(ends['child'])}': child of two joints, "
+                                 f"'{printable(parent_of[ends['child']])}' and '{printable(name)}' (a URDF is a tree)")
             parent_of[ends["child"]] = name
             joints.append(_UrdfJoint(element, name, kind, ends["parent"], ends["child"], where))
         roots = [name for name in links if name not in parent_of]
         if not roots:
             raise ModelError(f"{source}: every link has a parent joint (a cycle); a URDF has one root link")
         if len(roots) > 1:
-            raise ModelError(f"{source}: links {roots} have no parent joint (two roots); a URDF is one tree")
+            raise ModelError(f"{source}: links {printable(roots)} have no parent joint (two roots); a URDF is one tree")
         tree = cls(source, links, joints, root)
         reached = set(tree._walk(roots[0]))
         if len(reached) < len(links):
             cycle = sorted(set(links) - reached)
-            raise ModelError(f"{source}: links {cycle} form a cycle (not reachable from the root '{roots[0]}')")
+            raise ModelError(f"{source}: links {printable(cycle)} form a cycle (not reachable from the root "
+                             f"'{printable(roots[0])}')")
         tree.root = roots[0]
         return tree
 
@@ -313,7 +324,8 @@ class _Tree:
         frames: list[Frame] = []
         #: every URDF link -> (its body, its pose in the body)
         placed = {base_name: (base_name, np.zeros(3), np.eye(3))}
-        bodies[base_name].parts.append(_inertial(self.links[base_name], f"{self.source}: link '{base_name}'"))
+        base_where = f"{self.source}: link '{printable(base_name)}'"
+        bodies[base_name].parts.append(_inertial(self.links[base_name], base_where))
         followers: dict[str, str] = {}   # body name -> its mimic joint's name
         movable = {joint.name: joint for joint in self.joints if joint.type in _MOVABLE}
         parent_joint = {joint.child: joint for joint in self.joints}
@@ -322,7 +334,7 @@ class _Tree:
             body, origin, rotation = placed[joint.parent]
             joint_origin, joint_rotation = _origin(joint.element, joint.where)
             pose = (origin + rotation @ joint_origin, rotation @ joint_rotation)
-            link_where = f"{self.source}: link '{joint.child}'"
+            link_where = f"{self.source}: link '{printable(joint.child)}'"
             if joint.type in _REFUSED:
                 raise ModelError(f"{joint.where}: {joint.type} joints are not supported (a floating joint only "
                                  f"from '{WORLD}' to the base of a free-floating robot)")
@@ -333,8 +345,8 @@ class _Tree:
                 bodies[body].parts.append(_moved(part, pose[1], pose[0]))
                 continue
             if body in followers:
-                raise ModelError(f"{joint.where}: a movable joint below the mimic joint '{followers[body]}' is not "
-                                 "supported")
+                raise ModelError(f"{joint.where}: a movable joint below the mimic joint "
+                                 f"'{printable(followers[body])}' is not supported")
             frame_parent = joint.parent if joint.parent != body else ""
             bodies[joint.child] = _Body(joint.child, joint, pose[0], pose[1], body, frame_parent, [part])
             placed[joint.child] = (joint.child, np.zeros(3), np.eye(3))
@@ -351,7 +363,7 @@ class _Tree:
         base_body = next(iter(bodies.values()))
         lumped = {body.name: lump(body.parts) for body in bodies.values()}
         base_inertial = lumped[base_body.name]
-        where = f"{self.source}: link '{base_body.name}'"
+        where = f"{self.source}: link '{printable(base_body.name)}'"
         if floating:
             if not base_inertial.mass > 0.0:
                 raise ModelError(f"{where}: a free-floating base needs a mass > 0 (its own and its fixed links')")
@@ -375,7 +387,7 @@ class _Tree:
                            mimic=tuple(mimic), urdf=text, command_interfaces=self._command_interfaces(movable))
         clash = sorted({n for n in model.joint_names if model.joint_names.count(n) > 1})
         if clash:
-            raise ModelError(f"{self.source}: joint names {clash} occur more than once")
+            raise ModelError(f"{self.source}: joint names {printable(clash)} occur more than once")
         return model
 
     def _mimic(self, link: Link, joint: _UrdfJoint, movable: dict, followers: dict) -> Mimic:
@@ -383,11 +395,15 @@ class _Tree:
         here = f"{joint.where}: <mimic>"
         leader = element.get("joint")
         if leader not in movable:
-            raise ModelError(f"{here}: <mimic joint> '{leader}' is not a movable joint of the robot")
+            raise ModelError(f"{here}: <mimic joint> '{printable(leader)}' is not a movable joint of the robot")
         if leader in followers.values():
-            raise ModelError(f"{here}: <mimic joint> '{leader}' is itself a mimic joint (name its leader instead)")
-        return Mimic(link, leader, _number(element, "multiplier", here, default=1.0),
-                     _number(element, "offset", here, default=0.0))
+            raise ModelError(f"{here}: <mimic joint> '{printable(leader)}' is itself a mimic joint (name its leader "
+                             "instead)")
+        multiplier = plausible(_number(element, "multiplier", here, default=1.0), MAX_MIMIC_MULTIPLIER,
+                               f"{here}: <mimic multiplier>", "")
+        offset = plausible(_number(element, "offset", here, default=0.0), MAX_LENGTH, f"{here}: <mimic offset>",
+                           "rad or m")
+        return Mimic(link, leader, multiplier, offset)
 
     def _command_interfaces(self, movable: dict) -> tuple:
         interfaces = []
@@ -395,8 +411,8 @@ class _Tree:
             for element in system.findall("joint"):
                 joint = element.get("name")
                 if joint not in movable:
-                    raise ModelError(f"{self.source}: <ros2_control> <joint name> '{joint}' is not a movable joint "
-                                     "of the robot")
+                    raise ModelError(f"{self.source}: <ros2_control> <joint name> '{printable(joint)}' is not a "
+                                     "movable joint of the robot")
                 commands = tuple(c.get("name", "") for c in element.findall("command_interface"))
                 interfaces.append((joint, commands))
         return tuple(interfaces)
@@ -444,8 +460,8 @@ def _check_massless(links: list[Link], mimic: list[Mimic], source: str) -> None:
             carried[link.parent] += carried[link.name]
     for link in links:
         if carried[link.name] <= 0.0:
-            raise ModelError(f"{source}: link '{link.name}': massless, and so is everything joint "
-                             f"'{link.joint.name}' moves (the mass matrix would be singular)")
+            raise ModelError(f"{source}: link '{printable(link.name)}': massless, and so is everything joint "
+                             f"'{printable(link.joint.name)}' moves (the mass matrix would be singular)")
 
 
 # ----------------------------------------------------------------------------------------------- meshes
@@ -482,5 +498,6 @@ def _check_meshes(root: ET.Element, source: str, directory: Path | None) -> None
     if missing:
         (link, filename), more = missing[0], len(missing) - 1
         others = f" (and {more} more)" if more else ""
-        warnings.warn(f"{source}: link '{link}': <mesh filename> '{filename}' cannot be resolved{others}; the dynamics "
-                      "do not need it, RViz will not show it", MeshWarning, stacklevel=3)
+        warnings.warn(f"{source}: link '{printable(link)}': <mesh filename> '{printable(filename)}' cannot be "
+                      f"resolved{others}; the dynamics do not need it, RViz will not show it", MeshWarning,
+                      stacklevel=3)

@@ -2,11 +2,14 @@
 
 import copy
 import math
+import subprocess
+import sys
 
 import numpy as np
 import pytest
 import yaml
 
+from big_models import chain_urdf
 from discrete_robot.errors import ModelError
 from discrete_robot.model.description import JointType, load_model, model_from_dict, package_config_path
 
@@ -115,6 +118,13 @@ INVALID = [
     ("a", ["joint", "origin"], [0.0, 1.0], ["link 'a'", "origin", "shape"]),
     ("a", ["geometry"], {"type": "cone"}, ["link 'a'", "geometry.type"]),
     ("a", ["colour"], "red", ["unknown field", "colour"]),
+    # finite but beyond physics: refused naming the field and the plausibility bound
+    ("a", ["mass"], 1e308, ["link 'a'", "mass", "within ±1e+06 kg"]),
+    ("c", ["com"], [0.0, 1e308, 0.0], ["link 'c'", "com", "within ±1000 m"]),
+    ("a", ["tip"], [2e3, 0.0, 0.0], ["link 'a'", "tip", "within ±1000 m"]),
+    ("a", ["joint", "origin"], [0.0, 0.0, -1e308], ["link 'a'", "joint 'ja'", "origin", "within ±1000 m"]),
+    ("c", ["inertia"], [1e308, 1e308, 1e308], ["link 'c'", "inertia", "within ±1e+12 kg m²"]),
+    ("a", ["geometry"], {"type": "sphere", "radius": 1e308}, ["link 'a'", "geometry.radius", "within ±1000 m"]),
 ]
 
 
@@ -177,3 +187,37 @@ def test_a_fingertip_is_a_sphere_fixed_in_its_link_and_a_frame_of_the_urdf(arm_6
         data["fingertip"] = fingertip
         with pytest.raises(ModelError, match=words):
             model_from_dict(data)
+
+
+def test_a_yaml_model_is_counted_before_it_is_built(tmp_path, mixed_tree_data):
+    data = copy.deepcopy(mixed_tree_data)
+    link = data["links"][0]
+    data["links"] = [copy.deepcopy(dict(link, name=f"l{i}", parent=f"l{i - 1}" if i else "base",
+                                        joint=dict(link["joint"], name=f"j{i}"))) for i in range(65)]
+    path = tmp_path / "chain.yaml"
+    path.write_text(yaml.safe_dump(data))
+    with pytest.raises(ModelError, match=f"model file {path}: 65 joints need .* bytes per discrete step"):
+        load_model(path)
+    data["links"] = [{"name": f"l{i}"} for i in range(1001)]     # counted before any link is read
+    path.write_text(yaml.safe_dump(data))
+    with pytest.raises(ModelError, match=f"model file {path}: 1001 links, more than the 1000 a model may have"):
+        load_model(path)
+
+
+def test_robot_description_text_has_the_model_file_limit():
+    from discrete_robot.config_files import MAX_FILE_BYTES
+    from discrete_robot.model.sources import robot_model
+
+    with pytest.raises(ModelError, match=f"robot_description: larger than {MAX_FILE_BYTES} bytes"):
+        robot_model(robot_description="<robot name='x'/>" + " " * MAX_FILE_BYTES)
+
+
+def test_the_nodes_loader_refuses_a_10000_link_description_in_1_gb():
+    """The node's loader (model/sources.py) with 1 GB of address space: refused from the count, nothing built."""
+    code = ("import sys; from discrete_robot.model.sources import robot_model\n"
+            "try:\n    robot_model(robot_description=sys.stdin.read())\n"
+            "except Exception as error:\n    print(type(error).__name__, error)")
+    result = subprocess.run(["bash", "-c", f'ulimit -v 1048576; exec "{sys.executable}" -c "$0"', code],
+                            input=chain_urdf(10_000), capture_output=True, text=True, timeout=120)
+    assert result.stdout.strip() == "ModelError robot_description: 10001 links, more than the 1000 a model may have", \
+        result.stdout + result.stderr

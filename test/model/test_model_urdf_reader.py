@@ -9,6 +9,7 @@ import warnings
 import numpy as np
 import pytest
 
+from big_models import chain_urdf
 from discrete_robot.discrete.simulation import FixedStepSimulation
 from discrete_robot.errors import ModelError
 from discrete_robot.model.description import load_model
@@ -247,17 +248,6 @@ def test_a_bidirectional_override_in_a_name_reaches_the_message_escaped():
     with pytest.raises(ModelError) as error:
         model_from_urdf(text)
     assert "'ar\\u202em' is not a link" in str(error.value) and "\u202e" not in str(error.value)
-
-
-def chain_urdf(links: int) -> str:
-    """A serial chain of ``links`` revolute links of 1 kg, 0.1 m apart."""
-    parts = ['<robot name="chain">', '<link name="l0"/>']
-    for i in range(1, links + 1):
-        parts.append(f'<link name="l{i}"><inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01"/>'
-                     f'</inertial></link><joint name="j{i}" type="revolute"><parent link="l{i - 1}"/>'
-                     f'<child link="l{i}"/><origin xyz="0 0 0.1"/><axis xyz="0 1 0"/>'
-                     '<limit lower="-1" upper="1" effort="10" velocity="1"/></joint>')
-    return "\n".join([*parts, "</robot>"])
 
 
 def test_model_size_is_counted_from_the_file_before_the_model_is_built():
