@@ -8,8 +8,8 @@ receives (subscriptions with ``raw=True``) unchanged, so Foxglove's 3D panel dec
 robot_description, joint states, markers and diagnostics itself. Topic discovery, schemas and QoS are the MCAP
 recorder's (:class:`.recorder.TopicRelay`), so what is live is what is recorded.
 
-The server listens on 127.0.0.1 only unless ``--host`` says otherwise: a WebSocket client may publish and
-nothing authenticates it. The Foxglove SDK has no latching, so the last message of every transient-local topic
+The server listens on 127.0.0.1 only unless ``--host`` says otherwise: nothing authenticates a WebSocket client,
+which sees every topic (it cannot publish: the server offers no client-publish capability). The Foxglove SDK has no latching, so the last message of every transient-local topic
 (/tf_static, robot_description) is kept and logged again when a client subscribes to it.
 """
 
