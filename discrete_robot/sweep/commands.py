@@ -3,8 +3,6 @@
 import json
 from pathlib import Path
 
-import yaml
-
 from discrete_robot.errors import InputError
 from discrete_robot.sweep.cases import expand
 from discrete_robot.sweep.experiments import EXPERIMENTS
@@ -27,6 +25,7 @@ def sweep(raw: dict, output_dir: Path, workers: int | None = None, address: str 
 
     from discrete_robot.cli import to_jsonable
     from discrete_robot.sweep.engine import run_sweep
+    from discrete_robot.sweep.results import folder_error, write_aside
 
     if workers is not None and workers < 1:
         raise InputError(f"--workers: must be at least 1, got {workers}")
@@ -38,10 +37,13 @@ def sweep(raw: dict, output_dir: Path, workers: int | None = None, address: str 
     # typed: the mask of a table with no rows (Ctrl-C before the first result) would otherwise be of type null
     table = table.filter(pa.array([case in ids for case in table.column("case").to_pylist()], type=pa.bool_()))
     plot = PLOTS.get(experiment.name)
-    summary["plots"], summary["metrics"] = plot(table, output_dir) if plot else ([], {})
-    (output_dir / "spec.yaml").write_text(yaml.safe_dump(raw, sort_keys=False))
     summary["summary"] = output_dir / "summary.json"
-    summary["summary"].write_text(json.dumps(to_jsonable(summary), indent=2))
+    try:
+        summary["plots"], summary["metrics"] = plot(table, output_dir) if plot else ([], {})
+        write_aside(summary["summary"], json.dumps(to_jsonable(summary), indent=2).encode())
+    except OSError as error:    # the rows are in results.parquet already
+        raise folder_error(Path(error.filename or summary["summary"]), error,
+                           f"; every row is kept in {summary['results']}") from None
     return summary
 
 

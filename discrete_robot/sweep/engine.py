@@ -50,7 +50,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from discrete_robot import budget
-from discrete_robot.sweep.results import Outcomes, ResultStore, encode, rows_table
+from discrete_robot.sweep.results import FolderError, Outcomes, ResultStore, encode, rows_table
+from discrete_robot.sweep.spec import spec_digest, spec_text
 
 #: s a task may take beyond its cases' timeouts before it is cancelled: a fresh worker's imports and kernel loads
 START_GRACE = 10.0
@@ -228,7 +229,7 @@ def run_sweep(spec, experiment, cases: list, output_dir: Path, workers: int | No
     from tqdm import tqdm
 
     started = time.perf_counter()
-    store = ResultStore(output_dir, experiment, resume)
+    store = ResultStore(output_dir, experiment, resume, spec_text(spec.raw), spec_digest(spec.raw))
     done = store.done() if resume else set()
     todo = deque(case for case in cases if case.id not in done)
     reused, interrupted, used, compute = len(cases) - len(todo), False, 0, 0.0
@@ -327,7 +328,7 @@ def _drive(ray, remote, experiment_ref, experiment, spec, todo: deque, workers: 
                     give_up(batch, submitted, f"timed out: no result in {allowed:g} s (case_timeout = "
                                               f"{spec.case_timeout:g} s, {START_GRACE:g} s for a worker's start, "
                                               f"{spec.retries} retries); its worker was stopped")
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, FolderError):
         for ref in in_flight:
             ray.cancel(ref, force=True)
         raise

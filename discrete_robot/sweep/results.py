@@ -9,6 +9,12 @@ shares the machine with the workers, decodes and encodes nothing per case. :meth
 merges ``DIR/results.parquet`` and the parts into a new ``results.parquet`` (again written aside and renamed),
 then removes the parts; for a case with several rows (a failure re-run by ``--resume``) the last written wins.
 pyarrow is imported here only, and this module only by the sweep engine.
+
+The spec comes first: ``DIR/spec.yaml`` (the spec as given) is written before any row, and ``--resume`` goes on
+only in a folder whose spec.yaml has the same content hash (:func:`discrete_robot.sweep.spec.spec_digest`), so
+rows of two specs never mix. A folder that cannot be written, or a write that fails mid-sweep (a full disk), is a
+:class:`FolderError` naming the file and the reason; nothing half written stays (every file is written aside
+and renamed, and the file aside is removed when the write fails), and the rows written before are kept.
 """
 
 import os
@@ -19,9 +25,11 @@ from typing import NamedTuple
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from discrete_robot.errors import InputError
+from discrete_robot.config_files import load_yaml
+from discrete_robot.errors import DiscreteRobotError, InputError, ModelError
 
 RESULTS = "results.parquet"
+SPEC = "spec.yaml"
 PARTS = "parts"
 PART_SUFFIX = ".arrow"
 #: the Arrow type of each input and metric kind (discrete_robot.sweep.spec.KINDS, experiments.Metric)
@@ -84,10 +92,36 @@ def _read_part(path: Path, expected: pa.Schema) -> pa.Table:
     return table
 
 
-class ResultStore:
-    """``DIR/results.parquet`` and the parts of the running sweep (module docstring)."""
+class FolderError(DiscreteRobotError):
+    """The output folder cannot be written (module docstring)."""
 
-    def __init__(self, directory: Path, experiment, resume: bool):
+
+def folder_error(path: Path, error: OSError, kept: str = "") -> FolderError:
+    """The FolderError of a failed write of ``path``: the file, the system's reason and what is ``kept``."""
+    return FolderError(f"--output-dir: cannot write {path} ({error.strerror or error}){kept}")
+
+
+def write_aside(path: Path, data: bytes) -> None:
+    """``data`` as the file ``path``, written under a temporary name and renamed (atomic); when the write fails
+    (OSError) the temporary file is removed and the error raised."""
+    temporary = path.with_name(path.name + ".tmp")
+    try:
+        temporary.write_bytes(data)
+        os.replace(temporary, path)
+    except OSError:
+        temporary.unlink(missing_ok=True)
+        raise
+
+
+class ResultStore:
+    """``DIR/results.parquet`` and the parts of the running sweep, and ``DIR/spec.yaml`` (module docstring).
+
+    ``spec``: the spec mapping the rows belong to, written to spec.yaml at once (``spec_text``) and compared by
+    its content hash (``digest``) with the spec.yaml of a folder holding results (``resume``); None (a reader of
+    the rows only) checks and writes no spec."""
+
+    def __init__(self, directory: Path, experiment, resume: bool, spec_text: str | None = None,
+                 digest: str | None = None):
         self.directory = Path(directory)
         self.path = self.directory / RESULTS
         self.parts = self.directory / PARTS
@@ -96,23 +130,57 @@ class ResultStore:
         self.count = 0
         #: rows written by this run
         self.rows = 0
-        if not resume and (self.path.exists() or self._part_files()):
+        if self.directory.exists() and not self.directory.is_dir():
+            raise FolderError(f"--output-dir: {self.directory} is a file, not a folder")
+        held = self.path.exists() or self._part_files()
+        if held and not resume:
             raise InputError(f"--output-dir: {self.path} (or parts of a killed sweep) already exists: add --resume "
                              "to continue that sweep, or choose another folder")
-        self.parts.mkdir(parents=True, exist_ok=True)
+        if held and digest is not None:
+            self._same_spec(digest)
+        try:
+            self.parts.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise FolderError(f"--output-dir: cannot create {self.parts} ({error.strerror or error})") from None
+        if spec_text is not None:
+            try:
+                write_aside(self.directory / SPEC, spec_text.encode())
+            except OSError as error:
+                raise folder_error(self.directory / SPEC, error) from None
+
+    def _same_spec(self, digest: str) -> None:
+        """Refuse (InputError) to resume in a folder whose results another spec made, or no known spec."""
+        from discrete_robot.sweep.spec import spec_digest
+
+        path = self.directory / SPEC
+        try:
+            theirs = spec_digest(load_yaml(path, "spec"))
+        except ModelError as error:
+            raise InputError(f"--resume: {self.directory} holds results but its spec cannot be read ({error}): "
+                             "choose another folder") from None
+        if theirs != digest:
+            raise InputError(f"--resume: {self.directory} holds the results of another spec ({path} sha256 "
+                             f"{theirs[:12]}, this spec {digest[:12]}): resume with that spec, or choose another "
+                             "folder")
 
     def _part_files(self) -> list[Path]:
         return sorted(self.parts.glob(f"*{PART_SUFFIX}")) if self.parts.is_dir() else []
 
+    def kept(self) -> str:
+        """Where the rows written so far are: what a FolderError says is kept."""
+        return (f"; the {self.rows} rows this run wrote before, and any before it, are kept in {self.directory} "
+                "(parts/, results.parquet): --resume goes on from them")
+
     def write(self, part: bytes, rows: int) -> None:
         """One finished task's ``rows``, encoded as a part (:func:`encode` of a :func:`schema` table), as their
-        own file (atomic)."""
+        own file (atomic; FolderError naming it when it cannot be written)."""
+        target = self.parts / f"{self.run}-{self.count + 1:06d}{PART_SUFFIX}"
+        try:
+            write_aside(target, part)
+        except OSError as error:
+            raise folder_error(target, error, self.kept()) from None
         self.count += 1
         self.rows += rows
-        target = self.parts / f"{self.run}-{self.count:06d}{PART_SUFFIX}"
-        temporary = target.with_suffix(".tmp")
-        temporary.write_bytes(part)
-        os.replace(temporary, target)
 
     def read(self) -> pa.Table:
         """Every row kept so far (results.parquet, then the parts in the order written), the last row of each
@@ -136,12 +204,16 @@ class ResultStore:
                                              strict=True) if status == "ok"}
 
     def consolidate(self) -> pa.Table:
-        """Merge everything into results.parquet (atomic), remove the parts; the table written."""
+        """Merge everything into results.parquet (atomic), remove the parts; the table written. When
+        results.parquet cannot be written (FolderError), the parts stay, and so does the previous results.parquet."""
         table = self.read()
         parts = self._part_files()
-        temporary = self.path.with_suffix(".tmp")
-        pq.write_table(table, temporary)
-        os.replace(temporary, self.path)
+        sink = pa.BufferOutputStream()
+        pq.write_table(table, sink)
+        try:
+            write_aside(self.path, sink.getvalue().to_pybytes())
+        except OSError as error:
+            raise folder_error(self.path, error, self.kept()) from None
         for part in [*parts, *self.parts.glob("*.tmp")]:     # with any part a kill left half written
             part.unlink()
         return table

@@ -17,6 +17,8 @@ A ``normal`` draw is truncated to the input's range (drawn by the inverse CDF of
 is one uniform number whatever the bounds).
 """
 
+import hashlib
+import json
 import math
 import reprlib
 from dataclasses import dataclass, field
@@ -157,6 +159,25 @@ class Spec:
     @property
     def case_count(self) -> int:
         return self.samples * math.prod(len(values) for values in self.grid.values())
+
+
+def spec_digest(raw: dict) -> str:
+    """The content hash of a spec mapping (SHA-256 of its canonical JSON: sorted keys, plain types), which
+    ``--resume`` compares: the same mapping whatever its YAML formatting, comments or key order, and any other
+    value (``3`` against ``3.0``, a default written out) another spec."""
+    from discrete_robot.cli import to_jsonable
+
+    canonical = json.dumps(to_jsonable(raw), sort_keys=True, separators=(",", ":"), default=repr)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def spec_text(raw: dict) -> str:
+    """A spec mapping as the YAML kept with its results (``DIR/spec.yaml``), plain types only."""
+    import yaml
+
+    from discrete_robot.cli import to_jsonable
+
+    return yaml.safe_dump(to_jsonable(raw), sort_keys=False)
 
 
 def read_spec(path) -> dict:
