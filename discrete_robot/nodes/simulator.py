@@ -60,7 +60,13 @@ from discrete_robot.nodes.common import (
     quaternion_msg,
     seconds_to_duration_fields,
 )
-from discrete_robot.validation import bounded_count, energy_in_proportion, finite_vector
+from discrete_robot.validation import (
+    MAX_STEP_BYTES,
+    bounded_count,
+    discrete_step_bytes,
+    energy_in_proportion,
+    finite_vector,
+)
 
 #: /clock: best effort would lose ticks; volatile, as Gazebo's bridge publishes it
 CLOCK_QOS = STATE_QOS
@@ -73,8 +79,6 @@ MIN_REAL_TIME_FACTOR = 0.01
 #: s of wall time: the longest a simulator goes without publishing its state (paused, failed, waiting for the
 #: followed clock, or too slow a real-time factor to reach a publish line), so it is never silent (>= 1 Hz)
 STATE_SILENCE_S = 0.5
-#: bytes the discrete model's step may need (256 MB): beyond it the node could not step at all
-MAX_STEP_BYTES = 2 ** 28
 #: s: the longest one step may take (a tick cannot split a step; services wait that long at worst)
 MAX_STEP_COST_S = 0.5
 #: steps tried at start on a copy of the world, to time one
@@ -190,13 +194,6 @@ class TickGrid:
     def restart(self, time: float) -> None:
         """Lines from simulated time ``time`` on (a resume: a paused world published on every tick)."""
         self.next = time + self.period
-
-
-def discrete_step_bytes(dof: int) -> int:
-    """Bytes of the discrete model's step Jacobian for ``dof`` coordinates: ∂a/∂q (dof³ doubles) at each of the
-    2·dof distinct vertices of the two symmetric partial-difference paths (discrete.compiled), 16·dof⁴ bytes:
-    20 kB for 6 joints, 130 GB for a 300-link chain."""
-    return 8 * 2 * dof * dof ** 3
 
 
 def check_fixed_base_world(simulation, model, integrator: str) -> None:
