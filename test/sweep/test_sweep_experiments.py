@@ -96,3 +96,17 @@ def test_every_experiment_declares_what_it_returns():
             else {})})
         metrics = experiment.function(cases[0].inputs, cases[0].seed)
         assert set(metrics) == {m.name for m in experiment.metrics}
+
+
+@pytest.mark.parametrize("offset", [0.0, 0.004])
+def test_a_goal_its_start_meets_succeeds_at_once(offset):
+    """A goal the start already meets (the same pose, or 4 mm off within the 1 cm tolerance): no push is planned
+    (the planner's finger path would have one point), as manipulation_node answers such a goal at once; the error
+    is the distance between the poses, the object stays where it is."""
+    start = [0.45, 0.0, 0.2]
+    goal = [0.45 + offset, 0.0, 0.2]
+    _, experiment, cases = prepare({"experiment": "push-to-pose", "fixed": {"start": start, "goal": goal}})
+    result = experiment.function(cases[0].inputs, cases[0].seed)
+    assert result == {"success": True, "position_error_m": pytest.approx(offset, rel=1e-12, abs=0.0),
+                      "angle_error_rad": 0.0, "pushes": 0, "simulated_s": 0.0, "penetration_m": 0.0,
+                      "final_pose": start}
