@@ -33,16 +33,29 @@ from discrete_robot.jit import njit
 POINTS, POLYGON = 0, 1
 _NONE = np.empty(0)
 
+#: the solver's cone tolerance, relative to the friction bound μ f_n, and the rounding of f (relative to |f|)
+CONE_TOLERANCE = 1e-9
+FORCE_ROUNDING = 1e-13
+#: balance tolerance of the solvers (relative to |f|)
+NEWTON_TOLERANCE = 1e-12
+#: a Newton solve that stalls at rounding level is accepted below this relative residual (the balance spec is 1e-6)
+ACCEPT_TOLERANCE = 1e-10
+#: absolute floor of those balance tests (local frame, unit μ N): ~50 units of rounding of a sum of unit forces
+GRADIENT_ROUNDING = 1e-14
+MAX_ITERATIONS = 50
+
 
 @njit
-def point_sums(x, y, weights, twist, hessian, rest, gradient, matrix):
-    """Σ_i w_i |v_i| with v_i = v + ω perp(r_i); a point slower than ``rest`` (> 0) contributes v_i / rest to the
-    unit velocity, an element of the subdifferential."""
+def point_sums(x, y, weights, twist, hessian, rest, gradient, matrix, skip=-1):
+    """Σ_i w_i |v_i| with v_i = v + ω perp(r_i), point ``skip`` left out (−1: none); a point slower than ``rest``
+    (> 0) contributes v_i / rest to the unit velocity, an element of the subdifferential."""
     power = 0.0
     gradient[:] = 0.0
     if hessian:
         matrix[:] = 0.0
     for i in range(x.shape[0]):
+        if i == skip:
+            continue
         vx = twist[0] - twist[2] * y[i]
         vy = twist[1] + twist[2] * x[i]
         speed = np.hypot(vx, vy)
@@ -111,12 +124,22 @@ def polygon_closed_form(ax, ay, tx, ty, lengths, area, tiny, twist, hessian, gra
         # lever (3, 2) = [[1, 0], [0, 1], [−p_y, p_x]]; moment = ∫ d̂ d̂ᵀ/|d| dA; Hessian = lever moment leverᵀ/(A|ω|)
         m00, m01, m11 = total - lxnx, -cross, total - lyny
         scale = 1.0 / (area * abs(omega))
-        lever = np.array([[1.0, 0.0], [0.0, 1.0], [-py, px]])
         for i in range(3):
+            li0, li1 = _lever(i, px, py)
             for j in range(3):
-                matrix[i, j] = scale * (lever[i, 0] * (m00 * lever[j, 0] + m01 * lever[j, 1])
-                                        + lever[i, 1] * (m01 * lever[j, 0] + m11 * lever[j, 1]))
+                lj0, lj1 = _lever(j, px, py)
+                matrix[i, j] = scale * (li0 * (m00 * lj0 + m01 * lj1) + li1 * (m01 * lj0 + m11 * lj1))
     return abs(omega) * distance_integral / area
+
+
+@njit
+def _lever(i, px, py):
+    """Row i of the lever [[1, 0], [0, 1], [−p_y, p_x]] that maps a force at p to its wrench about the origin."""
+    if i == 0:
+        return 1.0, 0.0
+    if i == 1:
+        return 0.0, 1.0
+    return -py, px
 
 
 @njit
@@ -148,7 +171,12 @@ def force_in_cone(start, end, normal, left, mu, cone_tolerance, force_rounding, 
     return True
 
 
-OK, NO_APPROACH, WRONG_SLIP = range(3)
+#: :func:`predict`'s and :func:`sliding_motion`'s outcomes: OK; the sliding twist does not approach the contact
+#: (NO_APPROACH) or slips against its friction (WRONG_SLIP); no root of the sticking slope (NO_ROOT); a sticking
+#: minimum off the slope's root on a polygon (NO_STICKING_MINIMUM); a pivot about a support point at the contact
+#: (PIVOT_AT_CONTACT) or one its static friction cannot hold (PIVOT_UNBALANCED); the sliding Newton solve stalled
+#: (STALLED: on support points, :mod:`.prediction` finishes it)
+OK, NO_APPROACH, WRONG_SLIP, NO_ROOT, NO_STICKING_MINIMUM, PIVOT_AT_CONTACT, PIVOT_UNBALANCED, STALLED = range(8)
 
 
 @njit
@@ -158,7 +186,7 @@ def sliding_motion(twist, load, c, normal, left, direction, side, edge, out_twis
     finger's normal speed u · n = direction · n, into ``out_twist``; the finger force, the multiplier of W
     along ``edge``, into ``force``. Returns (status, power dP/dξ · ξ): NO_APPROACH if u · n ≤ 0 (the value in
     place of the power), WRONG_SLIP if the finger's slip (direction − u) · t opposes its friction (the slip)."""
-    wrench = np.array([edge[0], edge[1], -c[1] * edge[0] + c[0] * edge[1]])
+    moment = -c[1] * edge[0] + c[0] * edge[1]
     approach = (twist[0] - twist[2] * c[1]) * normal[0] + (twist[1] + twist[2] * c[0]) * normal[1]
     if approach <= 0.0:
         return NO_APPROACH, approach
@@ -169,8 +197,8 @@ def sliding_motion(twist, load, c, normal, left, direction, side, edge, out_twis
             + (direction[1] - out_twist[1] - out_twist[2] * c[0]) * left[1])
     if side * slip < -1e-8:
         return WRONG_SLIP, slip
-    multiplier = (load[0] * wrench[0] + load[1] * wrench[1] + load[2] * wrench[2]) / (
-        wrench[0] ** 2 + wrench[1] ** 2 + wrench[2] ** 2)
+    multiplier = (load[0] * edge[0] + load[1] * edge[1] + load[2] * moment) / (
+        edge[0] ** 2 + edge[1] ** 2 + moment ** 2)
     force[0], force[1] = multiplier * edge[0], multiplier * edge[1]
     return OK, load[0] * out_twist[0] + load[1] * out_twist[1] + load[2] * out_twist[2]
 
@@ -183,7 +211,8 @@ class Model(NamedTuple):
     ay), unit edge directions (tx, ty), edge ``lengths`` and ``area``, whose quadrature rule (x, y, weights)
     serves where the center of rotation is farther than ``far`` from the ``centroid`` (cx, cy), its edges'
     closed form nearer (``tiny``: the |h| below which an edge's line passes through the center of rotation).
-    The other kind's fields are empty arrays and zeros.
+    The other kind's fields are empty arrays and zeros. ``pivot_torque``: P of a unit rotation about the centroid,
+    m_max (set by the support once the model can evaluate it).
     """
 
     kind: int
@@ -202,6 +231,7 @@ class Model(NamedTuple):
     tiny: float
     cx: float
     cy: float
+    pivot_torque: float = 0.0
 
 
 def points_model(x, y, weights, rest, reach) -> Model:
@@ -231,6 +261,147 @@ def dissipation(model, twist, hessian, gradient, matrix):
                                hessian, gradient, matrix)
 
 
+class Data(NamedTuple):
+    """:func:`predict`'s results and workspace (local frame: lengths in footprint radii, forces in μ N, twists per
+    unit finger speed). Results: ``twist`` and ``force`` (the finger's); when sliding, ``wrench`` W of the cone
+    edge ``edge`` and the least-power twist ``least`` on W · ξ = 1 with dP/dξ there, ``load`` (when Newton stalled:
+    its last iterate). The rest is workspace."""
+
+    twist: np.ndarray
+    force: np.ndarray
+    wrench: np.ndarray
+    edge: np.ndarray
+    least: np.ndarray
+    load: np.ndarray
+    left: np.ndarray
+    base: np.ndarray
+    line: np.ndarray
+    guess: np.ndarray
+    gradient: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    trial_twist: np.ndarray
+    trial_gradient: np.ndarray
+    hessian: np.ndarray
+    trial_hessian: np.ndarray
+    basis: np.ndarray
+    z: np.ndarray
+    trial: np.ndarray
+    step: np.ndarray
+    reduced: np.ndarray
+
+
+def create_data() -> Data:
+    """A :class:`Data` for :func:`predict` (one per thread: the kernels release the GIL)."""
+    shapes = {"edge": 2, "force": 2, "left": 2, "low": 2, "high": 2, "z": 2, "trial": 2, "step": 2, "reduced": 2,
+              "hessian": (3, 3), "trial_hessian": (3, 3), "basis": (3, 2)}
+    return Data(**{name: np.zeros(shapes.get(name, 3)) for name in Data._fields})
+
+
+@njit
+def predict(binding, c, normal, direction, mu):
+    """The contact mode and motion of a pushed support (:mod:`.prediction`'s docstring has the mechanics): the finger
+    touches at ``c`` with inward unit ``normal``, moves along the unit ``direction`` (approaching: direction · n >
+    0), contact friction ``mu``; ``binding`` holds the support's :class:`Model` and a :class:`Data`.
+
+    Sticking: ω of the least power on the line ξ = (direction, 0) + ω (c_y, −c_x, 1) (:func:`sticking_rotation`
+    from the ellipsoidal limit surface's ω = l · direction / (m_max² + |l|²), l = perp(c)), whose force dP/dξ
+    (or, pivoting about a support point at rest, the segment of forces its static friction allows:
+    :func:`_resting_point_forces`) is tested against the cone (:func:`force_in_cone`). Else sliding on the cone's
+    edge n + s μ t, s = sign(f · t): the least power on W · ξ = 1 (:func:`newton_on_plane` from the ellipsoidal
+    guess (W_f, W_m / m_max²)) scaled to the finger's normal speed (:func:`sliding_motion`).
+
+    Results in the Data's ``twist`` and ``force``; returns (status, side, value): the outcome (OK or an error code
+    above), s (0 sticking, +1 sliding left, −1 right) and the support power dP/dξ · ξ when OK, else the failing
+    quantity (the slope, the support point's index, u · n, the slip)."""
+    model, data = binding.model, binding.data
+    left, base, line, twist, force = data.left, data.base, data.line, data.twist, data.force
+    left[0], left[1] = -normal[1], normal[0]
+    base[0], base[1], base[2] = direction[0], direction[1], 0.0
+    line[0], line[1], line[2] = c[1], -c[0], 1.0
+    length = math.sqrt(line[0] * line[0] + line[1] * line[1] + line[2] * line[2])
+    lever_x, lever_y = -c[1], c[0]
+    start = (lever_x * direction[0] + lever_y * direction[1]) / (
+        model.pivot_torque ** 2 + lever_x * lever_x + lever_y * lever_y)
+    found, omega, value = sticking_rotation(model, data, base, line, start, NEWTON_TOLERANCE * length,
+                                            2 * MAX_ITERATIONS, data.gradient)
+    if not found:
+        return NO_ROOT, 0.0, value
+    for i in range(3):
+        twist[i] = base[i] + omega * line[i]
+    low, high = data.low, data.high
+    if abs(value) <= 1e-9 * length:
+        low[0], low[1] = data.gradient[0], data.gradient[1]
+        high[0], high[1] = data.gradient[0], data.gradient[1]
+    elif model.kind != POINTS:
+        return NO_STICKING_MINIMUM, 0.0, value
+    else:
+        status, point = _resting_point_forces(model, data, twist, c, low, high)
+        if status != OK:
+            return status, 0.0, float(point)
+    if force_in_cone(low, high, normal, left, mu, CONE_TOLERANCE, FORCE_ROUNDING, force):
+        # Euler: P(ξ) = g · ξ for every subgradient g = [f; perp(c) · f], and u(ξ) = direction
+        return OK, 0.0, force[0] * direction[0] + force[1] * direction[1]
+    side = 1.0 if low[0] * left[0] + low[1] * left[1] > 0.0 else -1.0
+    edge, wrench, guess = data.edge, data.wrench, data.guess
+    for i in range(2):
+        edge[i] = normal[i] + side * mu * left[i]
+    wrench[0], wrench[1], wrench[2] = edge[0], edge[1], lever_x * edge[0] + lever_y * edge[1]
+    guess[0], guess[1], guess[2] = wrench[0], wrench[1], wrench[2] / model.pivot_torque ** 2
+    if not newton_on_plane(model, data, wrench, guess, MAX_ITERATIONS, NEWTON_TOLERANCE, ACCEPT_TOLERANCE,
+                           GRADIENT_ROUNDING, data.least, data.load):
+        return STALLED, side, 0.0
+    status, value = sliding_motion(data.least, data.load, c, normal, left, direction, side, edge, twist, force)
+    return status, side, value
+
+
+@njit
+def _resting_point_forces(model, data, twist, c, low, high):
+    """Sticking about the support point k at rest (the slowest under ``twist``): its static friction g (|g| ≤
+    :func:`static_capacity`) and the finger force f = G + g must balance moments about c, so the finger forces
+    form a segment, its ends into ``low``, ``high``. Moments about the origin: perp(c) · (G + g) = M + perp(r_k) · g,
+    i.e. perp(c − r_k) · g = M − perp(c) · G. Returns (status, k)."""
+    k, slowest = 0, np.inf
+    for i in range(model.x.shape[0]):
+        vx = twist[0] - twist[2] * model.y[i]
+        vy = twist[1] + twist[2] * model.x[i]
+        speed = math.sqrt(vx * vx + vy * vy)
+        if speed < slowest:
+            k, slowest = i, speed
+    gradient = data.trial_gradient
+    point_sums(model.x, model.y, model.weights, twist, False, 0.0, gradient, data.trial_hessian, k)
+    capacity = static_capacity(model, k)
+    lever_x, lever_y = c[0] - model.x[k], c[1] - model.y[k]
+    distance = math.sqrt(lever_x * lever_x + lever_y * lever_y)
+    if distance <= 1e-12:
+        return PIVOT_AT_CONTACT, k
+    normal_part = (gradient[2] - (-c[1] * gradient[0] + c[0] * gradient[1])) / distance
+    if abs(normal_part) > capacity:
+        return PIVOT_UNBALANCED, k
+    half_chord = np.sqrt(capacity ** 2 - normal_part ** 2)
+    along_x, along_y = lever_x / distance, lever_y / distance
+    middle_x, middle_y = gradient[0] - normal_part * along_y, gradient[1] + normal_part * along_x
+    low[0], low[1] = middle_x - half_chord * along_x, middle_y - half_chord * along_y
+    high[0], high[1] = middle_x + half_chord * along_x, middle_y + half_chord * along_y
+    return OK, k
+
+
+@njit
+def static_capacity(model, k):
+    """The static friction support point k at rest can be credited with (unit μ N): its share w_k (to 1e-9) and
+    what the others' Coulomb forces gain when the center of rotation moves off r_k by the rest resolution
+    (``model.rest``) to which :func:`dissipation` resolves it (point j's force turns by rest / |r_j − r_k|). A pivot
+    that needs a little more than w_k rotates about a point that close to r_k, k's friction kinetic and the
+    others' turned."""
+    gained = 0.0
+    for j in range(model.x.shape[0]):
+        dx, dy = model.x[j] - model.x[k], model.y[j] - model.y[k]
+        distance = math.sqrt(dx * dx + dy * dy)
+        if distance > 0.0:
+            gained += model.weights[j] * (model.rest / distance)
+    return model.weights[k] * (1.0 + 1e-9) + gained
+
+
 @njit
 def _slope(model, base, line, omega, twist, gradient, matrix):
     """dP/dω and d²P/dω² along the twists ξ = base + ω line (the gradient at ξ into ``gradient``)."""
@@ -246,13 +417,13 @@ def _slope(model, base, line, omega, twist, gradient, matrix):
 
 
 @njit
-def sticking_rotation(model, base, line, start, tolerance, max_iterations, gradient):
+def sticking_rotation(model, data, base, line, start, tolerance, max_iterations, gradient):
     """The root ω of P's slope along ξ = base + ω line (non-decreasing: P is convex) from ``start``, by Newton's
     method safeguarded with bracketing (rtsafe): Newton converges in a handful of evaluations on the closed-form
     derivative, which scipy's bracketing root finders do not use (nor can they run inside a kernel); if the slope
     jumps over zero (a kink of P), the bracket closes on the jump. Returns (found, ω, slope at ω), dP/dξ at ω into
-    ``gradient``; ω is the best point seen when the bracket closes."""
-    twist, current, matrix = np.empty(3), np.empty(3), np.empty((3, 3))
+    ``gradient``; ω is the best point seen when the bracket closes. Workspace: ``data``'s trial fields."""
+    twist, current, matrix = data.trial_twist, data.trial_gradient, data.trial_hessian
     x = start
     value, derivative = _slope(model, base, line, x, twist, current, matrix)
     low, high = -np.inf, np.inf
@@ -315,18 +486,21 @@ def balanced(gradient, wrench, tolerance, rounding):
 
 
 @njit
-def newton_on_plane(model, wrench, start, max_iterations, tolerance, accept_tolerance, rounding, twist, gradient):
+def newton_on_plane(model, data, wrench, start, max_iterations, tolerance, accept_tolerance, rounding, twist,
+                    gradient):
     """Damped Newton for min P on W · ξ = 1 (W = ``wrench``) from ``start``, in coordinates z of the plane
     (ξ = W/|W|² + B z, B its orthonormal basis): stop when the unbalanced part Bᵀ dP/dξ is below ``tolerance``
     relative (plus ``rounding``); Armijo backtracking while P can resolve the decrease, else the full step;
     give up after three short steps in a row (the iterates slide into a kink of P: a support point at rest).
-    The twist and dP/dξ into ``twist``, ``gradient``; returns whether they balance to ``accept_tolerance``."""
-    basis, H = np.empty((3, 2)), np.empty((3, 3))
-    trial_gradient, trial_H = np.empty(3), np.empty((3, 3))
+    The twist and dP/dξ into ``twist``, ``gradient``; returns whether they balance to ``accept_tolerance``.
+    Workspace: ``data``'s plane and trial fields."""
+    basis, H = data.basis, data.hessian
+    trial_gradient, trial_H = data.trial_gradient, data.trial_hessian
     null_basis(wrench, basis)
     squared = wrench[0] ** 2 + wrench[1] ** 2 + wrench[2] ** 2
     along = (wrench[0] * start[0] + wrench[1] * start[1] + wrench[2] * start[2])
-    z, trial, step, reduced = np.zeros(2), np.empty(2), np.empty(2), np.empty(2)
+    z, trial, step, reduced = data.z, data.trial, data.step, data.reduced
+    z[0] = z[1] = 0.0
     for k in range(2):
         for i in range(3):
             z[k] += basis[i, k] * (start[i] / along - wrench[i] / squared)
@@ -379,11 +553,15 @@ def _on_plane(wrench, squared, basis, z, twist):
 @njit
 def _reduced_hessian(H, basis):
     """(Bᵀ H B)_11, _12, _22."""
-    h = np.zeros((2, 2))
-    for a in range(2):
-        for b in range(2):
-            for i in range(3):
-                for j in range(3):
-                    h[a, b] += basis[i, a] * H[i, j] * basis[j, b]
-    return h[0, 0], h[0, 1], h[1, 1]
+    h11, h12, h22 = 0.0, 0.0, 0.0
+    for i in range(3):
+        for j in range(3):
+            h11 += basis[i, 0] * H[i, j] * basis[j, 0]
+    for i in range(3):
+        for j in range(3):
+            h12 += basis[i, 0] * H[i, j] * basis[j, 1]
+    for i in range(3):
+        for j in range(3):
+            h22 += basis[i, 1] * H[i, j] * basis[j, 1]
+    return h11, h12, h22
 

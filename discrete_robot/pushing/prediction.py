@@ -62,7 +62,7 @@ from discrete_robot.pushing import compiled
 from discrete_robot.pushing.object_model import PushedObject
 from discrete_robot.pushing.polygon import closest_on_outline, contains, outline_normal
 from discrete_robot.pushing.power_program import PowerProgram, solve_power_program
-from discrete_robot.pushing.support import REST_RESOLUTION, PointSupport, SupportFriction
+from discrete_robot.pushing.support import PointSupport, SupportFriction
 from discrete_robot.validation import finite_scalar, finite_vector
 
 log = logging.getLogger(__name__)
@@ -70,16 +70,9 @@ log = logging.getLogger(__name__)
 COR_FAR_FACTOR = 1e6
 #: contact points farther than this fraction of the footprint size from the outline are rejected
 OUTLINE_TOLERANCE = 1e-6
-#: cone tolerance of the solver: relative to the friction bound mu f_n, and the rounding of f (relative to |f|)
-CONE_TOLERANCE = 1e-9
-FORCE_ROUNDING = 1e-13
-#: balance tolerance of the solver (relative to |f|)
-NEWTON_TOLERANCE = 1e-12
-#: a Newton solve that stalls at rounding level is accepted below this relative residual (the balance spec is 1e-6)
-ACCEPT_TOLERANCE = 1e-10
-#: absolute floor of those balance tests (local frame, unit mu N): ~50 units of rounding of a sum of unit forces
-GRADIENT_ROUNDING = 1e-14
-MAX_ITERATIONS = 50
+#: the solvers' tolerances (their home is the kernels' module, which compiles them in)
+NEWTON_TOLERANCE, ACCEPT_TOLERANCE = compiled.NEWTON_TOLERANCE, compiled.ACCEPT_TOLERANCE
+GRADIENT_ROUNDING, MAX_ITERATIONS = compiled.GRADIENT_ROUNDING, compiled.MAX_ITERATIONS
 
 
 class ContactMode(enum.Enum):
@@ -169,7 +162,9 @@ def predict_push(obj: PushedObject, contact_point, pusher_velocity, contact_fric
 
 def predict_at_contact(obj: PushedObject, contact: Contact, pusher_velocity: np.ndarray,
                        contact_friction: float) -> PushPrediction:
-    """:func:`predict_push` for an already validated contact (the simulation's inner call)."""
+    """:func:`predict_push` for an already validated contact (the simulation's inner call): one call of the kernel
+    :func:`.compiled.predict` in the local frame, and the Python minimum finders when its sliding Newton solve
+    stalls at a kink of P (:func:`_kink_minimum`)."""
     velocity = np.asarray(pusher_velocity, dtype=float)[:2]
     speed = math.hypot(velocity[0], velocity[1])
     normal = contact.normal
@@ -178,29 +173,30 @@ def predict_at_contact(obj: PushedObject, contact: Contact, pusher_velocity: np.
         return PushPrediction(np.zeros(3), np.full(2, np.nan), ContactMode.SEPARATING, zero, 0.0, 0.0, contact,
                               velocity, False)
     support = obj.support
-    c = obj.to_local(contact.point)
-    direction = velocity / speed
-    left = contact.left
-    mu = contact_friction
-    twist, forces = _sticking(support, c, direction)
-    force = np.empty(2)
-    if compiled.force_in_cone(*forces, normal, left, mu, CONE_TOLERANCE, FORCE_ROUNDING, force):
-        mode = ContactMode.STICKING
-        # Euler: P(xi) = g . xi for every subgradient g = [f; perp(c) . f], and u(xi) = direction
-        local_power = force @ direction
-    else:
-        side = 1.0 if forces[0] @ left > 0.0 else -1.0
-        mode = ContactMode.SLIDING_LEFT if side > 0.0 else ContactMode.SLIDING_RIGHT
-        edge = normal + side * mu * left
-        least, load = _twist_for_wrench(support, np.array([*edge, perp(c) @ edge]))
-        twist = np.empty(3)
-        status, local_power = compiled.sliding_motion(least, load, c, normal, left, direction, side, edge, twist,
-                                                      force)
-        if status == compiled.NO_APPROACH:
-            raise ConvergenceError(f"sliding solution does not approach the contact (u.n = {local_power:.3g})")
-        if status == compiled.WRONG_SLIP:
-            raise ConvergenceError(f"{mode.value}: slip {local_power:.3g} has the wrong sign for its friction")
-    return _to_object_frame(obj, contact, velocity, speed, twist, force, mode, local_power)
+    data, binding = support.workspace()
+    c, direction = obj.to_local(contact.point), velocity / speed
+    status, side, value = compiled.predict(binding, c, normal, direction, contact_friction)
+    if status == compiled.STALLED:
+        least, load = _kink_minimum(support, data.wrench.copy(), data.least.copy())
+        status, value = compiled.sliding_motion(least, load, c, normal, data.left, direction, side, data.edge,
+                                                data.twist, data.force)
+    mode = ContactMode.STICKING if side == 0.0 else ContactMode.SLIDING_LEFT if side > 0.0 else \
+        ContactMode.SLIDING_RIGHT
+    if status != compiled.OK:
+        raise ConvergenceError(_FAILURES[status].format(value=value, mode=mode.value))
+    return _to_object_frame(obj, contact, velocity, speed, data.twist, data.force, mode, value)
+
+
+#: :func:`.compiled.predict`'s failures, with the failing quantity ``value``
+_FAILURES = {
+    compiled.NO_ROOT: "root of the power's slope not found",
+    compiled.NO_STICKING_MINIMUM: "sticking minimum not found (moment residual {value:.3g})",
+    compiled.PIVOT_AT_CONTACT: "the sticking motion rotates about a support point at the contact point",
+    compiled.PIVOT_UNBALANCED: "sticking about support point {value:.0f}: its static friction cannot balance the "
+                               "moment",
+    compiled.NO_APPROACH: "sliding solution does not approach the contact (u.n = {value:.3g})",
+    compiled.WRONG_SLIP: "{mode}: slip {value:.3g} has the wrong sign for its friction",
+}
 
 
 def _to_object_frame(obj, contact, velocity, speed, local_twist, local_force, mode, local_power) -> PushPrediction:
@@ -224,96 +220,17 @@ def _to_object_frame(obj, contact, velocity, speed, local_twist, local_force, mo
                           pusher_velocity=velocity, is_translation=bool(is_translation))
 
 
-def _sticking(support: SupportFriction, c: np.ndarray, direction: np.ndarray):
-    """Least-power twist with contact-point velocity ``direction``; returns (twist, (force, force)).
+def _kink_minimum(support: SupportFriction, wrench: np.ndarray, twist: np.ndarray):
+    """min P on the plane wrench . xi = 1 where the kernel's damped Newton (:func:`.compiled.newton_on_plane`,
+    from the ellipsoidal limit surface) stalled at ``twist``; returns (twist, dP/dxi).
 
-    The two forces are equal unless the center of rotation lands on a support
-    point; then they bound the finger forces compatible with that point's
-    static friction.
+    P of weighted points is not differentiable where the center of rotation meets a support point, and varies
+    on the scale of their spacing near a cluster of close points. When Newton stalls near support point k, the
+    minimum either rests on k (whose static friction completes the balance) or rotates about a point near k,
+    which :func:`_rotation_near_point` resolves; failing both, the interior-point solver of
+    :mod:`~discrete_robot.pushing.power_program` finds the minimum and the same checks, then Newton, finish it.
+    A uniform polygon's P is smooth: a stall there is a failure.
     """
-    base = np.array([*direction, 0.0])
-    line = np.array([c[1], -c[0], 1.0])
-    length, gradient = math.sqrt(line @ line), np.empty(3)
-    found, omega, value = compiled.sticking_rotation(
-        support.model, base, line, _ellipsoid_sticking_rotation(support, c, direction),
-        NEWTON_TOLERANCE * length, 2 * MAX_ITERATIONS, gradient)
-    if not found:
-        raise ConvergenceError("root of the power's slope not found")
-    twist = base + omega * line
-    if abs(value) <= 1e-9 * length:
-        return twist, (gradient[:2], gradient[:2])
-    if not isinstance(support, PointSupport):
-        raise ConvergenceError(f"sticking minimum not found (moment residual {value:.3g})")
-    return twist, _resting_point_forces(support, twist, c)
-
-
-def _resting_point_forces(support: PointSupport, twist: np.ndarray, c: np.ndarray):
-    """Sticking about a support point k at rest: its static friction g (|g| <= w_k) and the finger force f = G + g
-    must balance moments about c; the finger forces form a segment, returned as its two ends."""
-    k = int(np.argmin(support.speeds(twist)))
-    gradient = support.gradient_without(twist, k)
-    capacity = _static_capacity(support, k)
-    rest = support.points[k]
-    lever = c - rest
-    distance = np.linalg.norm(lever)
-    if distance <= 1e-12:
-        raise ConvergenceError("the sticking motion rotates about a support point at the contact point")
-    # moments about the origin: perp(c).(G + g) = M + perp(r_k).g, i.e. perp(c - r_k).g = M - perp(c).G
-    normal_part = (gradient[2] - perp(c) @ gradient[:2]) / distance
-    if abs(normal_part) > capacity:
-        raise ConvergenceError(f"sticking about support point {k}: its static friction cannot balance the moment")
-    half_chord = np.sqrt(capacity ** 2 - normal_part ** 2)
-    along = lever / distance
-    middle = gradient[:2] + normal_part * perp(along)
-    return middle - half_chord * along, middle + half_chord * along
-
-
-def _static_capacity(support: PointSupport, k: int) -> float:
-    """The static friction support point k at rest can be credited with (unit mu N): its share w_k (to 1e-9) and
-    what the others' Coulomb forces gain when the center of rotation moves off r_k by the REST_RESOLUTION to which
-    dissipation() resolves it (point j's force turns by REST_RESOLUTION / |r_j - r_k|). A pivot that needs a little
-    more than w_k rotates about a point that close to r_k, k's friction kinetic and the others' turned."""
-    distances = np.linalg.norm(support.points - support.points[k], axis=1)
-    others = distances > 0.0
-    return float(support.weights[k] * (1.0 + 1e-9) + support.weights[others] @ (REST_RESOLUTION / distances[others]))
-
-
-def _ellipsoid_guess(support: SupportFriction, wrench: np.ndarray) -> np.ndarray:
-    """Twist of the ellipsoidal limit-surface approximation (the smoothing first guess; local frame at the
-    centroid, unit mu N): xi ~ (f / f_max^2, m / m_max^2) with f_max = 1."""
-    return np.array([wrench[0], wrench[1], wrench[2] / support.pivot_torque ** 2])
-
-
-def _ellipsoid_sticking_rotation(support: SupportFriction, c: np.ndarray, direction: np.ndarray) -> float:
-    """omega of the sticking motion under the ellipsoidal limit surface: the twist (f, (c x f) / m_max^2) must move
-    c with ``direction``, i.e. (I + l l^T / m_max^2) f = direction with l = perp(c), so (Sherman-Morrison)
-    omega = l . f / m_max^2 = l . direction / (m_max^2 + |l|^2).
-
-    In this form, not by solving the 2x2 system: m_max -> 0 (support points bunched together, an object that
-    nearly pivots freely) makes that system singular to rounding while omega stays finite (rotation about the
-    support, omega -> l . direction / |l|^2); m_max > 0 since the support has two distinct points."""
-    lever = perp(c)
-    return float(lever @ direction / (support.pivot_torque ** 2 + lever @ lever))
-
-
-def _twist_for_wrench(support: SupportFriction, wrench: np.ndarray):
-    """The twist whose support wrench dP/dxi is parallel to ``wrench``: minimise P on the plane wrench . xi = 1.
-
-    Damped Newton on the 2-D plane, started from the ellipsoidal limit surface
-    (scipy.optimize.minimize spends more on its set-up than this whole solve,
-    see bench/bench_push.py). P of weighted points is not differentiable where
-    the center of rotation meets a support point, and varies on the scale of
-    their spacing near a cluster of close points. When Newton stalls near
-    support point k, the minimum either rests on k (whose static friction
-    completes the balance) or rotates about a point near k, which
-    :func:`_rotation_near_point` resolves; failing both, the interior-point
-    solver of :mod:`~discrete_robot.pushing.power_program` finds the minimum
-    and the same checks, then Newton, finish it. Returns (twist, dP/dxi).
-    """
-    guess = _ellipsoid_guess(support, wrench)
-    twist, gradient, converged = _newton_on_plane(support, wrench, guess)
-    if converged:
-        return twist, gradient
     if not isinstance(support, PointSupport):
         raise ConvergenceError(f"no twist found for the edge wrench {wrench.tolist()}")
     for attempt in range(2):
@@ -364,7 +281,8 @@ def _newton_on_plane(support: SupportFriction, wrench: np.ndarray, start: np.nda
     """Damped Newton for min P on wrench . xi = 1 from ``start`` (:func:`.compiled.newton_on_plane`); returns
     (twist, dP/dxi, converged)."""
     twist, gradient = np.empty(3), np.empty(3)
-    converged = compiled.newton_on_plane(support.model, wrench, np.asarray(start, dtype=float), MAX_ITERATIONS,
+    data, _ = support.workspace()
+    converged = compiled.newton_on_plane(support.model, data, wrench, np.asarray(start, dtype=float), MAX_ITERATIONS,
                                          NEWTON_TOLERANCE, ACCEPT_TOLERANCE, GRADIENT_ROUNDING, twist, gradient)
     return twist, gradient, bool(converged)
 
@@ -435,7 +353,7 @@ def _rotation_near_point(support: PointSupport, wrench: np.ndarray, start: np.nd
 
 
 def _resting_point_twist(support: PointSupport, wrench: np.ndarray, k: int):
-    """Rotation about support point k at rest, whose static friction g (|g| <= w_k, see _static_capacity)
+    """Rotation about support point k at rest, whose static friction g (|g| <= w_k, see .compiled.static_capacity)
     completes the balance G_without_k + [g; perp(r_k) . g] = lambda wrench with lambda > 0; returns (twist,
     lambda wrench).
 
@@ -451,7 +369,7 @@ def _resting_point_twist(support: PointSupport, wrench: np.ndarray, k: int):
         raise ConvergenceError(f"the edge wrench {wrench.tolist()} passes through support point {k}")
     twist = rotation / moment
     gradient = support.gradient_without(twist, k)
-    capacity = _static_capacity(support, k)
+    capacity = compiled.static_capacity(support.model, k)
     multiplier = (gradient @ rotation) / moment
     static = multiplier * wrench[:2] - gradient[:2]
     if multiplier > 0.0 and np.hypot(static[0], static[1]) <= capacity:

@@ -41,6 +41,7 @@ the support centroid scaled by the footprint radius so that every quantity is
 O(1).
 """
 
+import threading
 from typing import Protocol
 
 import numpy as np
@@ -50,6 +51,7 @@ from scipy.spatial import KDTree
 
 from discrete_robot.errors import InputError
 from discrete_robot.geometry2d import perp
+from discrete_robot.jit import Binding, bind
 from discrete_robot.pushing import compiled
 from discrete_robot.pushing.polygon import centroid, contains, signed_area
 
@@ -85,21 +87,41 @@ class SupportFriction(Protocol):
     def dissipation(self, twist: np.ndarray, hessian: bool = False) -> tuple[float, np.ndarray, np.ndarray | None]:
         """(P, dP/dxi, d2P/dxi2 or None) at ``twist`` (not zero)."""
 
-
-def _dissipation(model: compiled.Model, twist, hessian: bool):
-    """(P, dP/dξ, d²P/dξ² or None) of a support's compiled model (:func:`.compiled.dissipation`)."""
-    gradient, matrix = np.empty(3), np.empty((3, 3))
-    power = compiled.dissipation(model, np.asarray(twist, dtype=float), hessian, gradient, matrix)
-    return power, gradient, matrix if hessian else None
+    def workspace(self) -> tuple[compiled.Data, Binding]:
+        """This thread's :class:`.compiled.Data` and its Binding with ``model`` (:func:`.compiled.predict`'s)."""
 
 
-def _sums(x: np.ndarray, y: np.ndarray, weights: np.ndarray, twist: np.ndarray, hessian: bool, rest: float = 0.0):
-    """P, gradient and Hessian (or None) of sum_i w_i |v(r_i)| for points r_i = (x_i, y_i), compiled
-    (:func:`.compiled.point_sums`). A point slower than ``rest`` contributes v_i / rest to the unit velocity, a
-    vector inside the unit disk: still an element of the subdifferential."""
-    gradient, matrix = np.empty(3), np.empty((3, 3))
-    power = compiled.point_sums(x, y, weights, np.asarray(twist, dtype=float), hessian, float(rest), gradient, matrix)
-    return power, gradient, matrix if hessian else None
+class _CompiledSupport:
+    """What both supports share: the compiled :class:`.compiled.Model`, completed with its pivot torque, its
+    dissipation, and a Data with its Binding per thread (the kernels release the GIL, so two threads predicting
+    pushes of one object must not share a workspace; a Binding is typed once, where a Model and Data passed apart
+    would be typed array by array at every call)."""
+
+    def _compile(self, model: compiled.Model):
+        self.model = model
+        self.pivot_torque = self.dissipation(np.array([self.centroid[1], -self.centroid[0], 1.0]))[0]
+        self.model = model._replace(pivot_torque=self.pivot_torque)
+        self._local = threading.local()
+
+    def dissipation(self, twist, hessian=False):
+        """(P, dP/dξ, d²P/dξ² or None) at ``twist`` (not zero), by :func:`.compiled.dissipation`."""
+        gradient, matrix = np.empty(3), np.empty((3, 3))
+        power = compiled.dissipation(self.model, np.asarray(twist, dtype=float), hessian, gradient, matrix)
+        return power, gradient, matrix if hessian else None
+
+    def workspace(self) -> tuple[compiled.Data, Binding]:
+        entry = getattr(self._local, "entry", None)
+        if entry is None:
+            data = compiled.create_data()
+            entry = self._local.entry = (data, bind(self.model, data))
+        return entry
+
+    def __getstate__(self):
+        return {name: value for name, value in self.__dict__.items() if name != "_local"}   # per thread, not sent
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._local = threading.local()
 
 
 def merged_points(points: np.ndarray, weights: np.ndarray, merge_distance: float) -> tuple[np.ndarray, np.ndarray]:
@@ -118,7 +140,7 @@ def merged_points(points: np.ndarray, weights: np.ndarray, merge_distance: float
     return merged, merged_weights / merged_weights.sum()
 
 
-class PointSupport:
+class PointSupport(_CompiledSupport):
     """Weighted support points (Coulomb friction concentrated at each point).
 
     ``points`` (k, 2), ``weights`` (k,) >= 0 with a positive sum; weights are
@@ -134,12 +156,8 @@ class PointSupport:
         self.centroid = self.weights @ self.points
         self.radius = float(np.max(np.linalg.norm(self.points - self.centroid, axis=1)))
         reach = self.radius + float(np.linalg.norm(self.centroid))
-        self.model = compiled.points_model(self._x, self._y, self.weights, REST_RESOLUTION, reach)
-        self.pivot_torque = self.dissipation(np.array([self.centroid[1], -self.centroid[0], 1.0]))[0]
-
-    def dissipation(self, twist, hessian=False):
-        """A point slower than REST_RESOLUTION × (|v| + |ω| reach) counts as at rest (see :func:`_sums`)."""
-        return _dissipation(self.model, twist, hessian)
+        # a point slower than REST_RESOLUTION × (|v| + |ω| reach) counts as at rest (compiled.point_sums)
+        self._compile(compiled.points_model(self._x, self._y, self.weights, REST_RESOLUTION, reach))
 
     def shifted(self, origin: np.ndarray) -> "PointSupport":
         """The same support in a frame at ``origin`` (twists there are the velocity of ``origin`` and omega)."""
@@ -147,8 +165,10 @@ class PointSupport:
 
     def gradient_without(self, twist: np.ndarray, k: int) -> np.ndarray:
         """dP/dxi of every support point but k (the one at rest at a kink of P)."""
-        others = np.arange(len(self.points)) != k
-        return _sums(self._x[others], self._y[others], self.weights[others], twist, hessian=False)[1]
+        gradient, matrix = np.empty(3), np.empty((3, 3))
+        compiled.point_sums(self._x, self._y, self.weights, np.asarray(twist, dtype=float), False, 0.0, gradient,
+                            matrix, k)
+        return gradient
 
     def speeds(self, twist: np.ndarray) -> np.ndarray:
         """|v(r_i)| of every support point."""
@@ -215,7 +235,7 @@ def far_field_rule(vertices: np.ndarray, degree: int) -> tuple[np.ndarray, np.nd
     return np.column_stack([grid_x.ravel(), grid_y.ravel()]), weights
 
 
-class UniformPolygonSupport:
+class UniformPolygonSupport(_CompiledSupport):
     """Uniform pressure over a simple counter-clockwise polygon, integrated exactly.
 
     Rotation about p (omega != 0), d = r - p, with h the signed distance from p
@@ -240,14 +260,10 @@ class UniformPolygonSupport:
                               key=lambda rule: len(rule[1]))
         # the quadrature rule where the center of rotation is farther than FAR_FACTOR radii, the edge integrals
         # nearer; below 1e-150 radii an edge's line passes through the center of rotation: h asinh(t/|h|) -> 0
-        self.model = compiled.polygon_model(
+        self._compile(compiled.polygon_model(
             np.ascontiguousarray(points[:, 0]), np.ascontiguousarray(points[:, 1]), weights / self.area,
             FAR_FACTOR * self.radius, self.vertices[:, 0].copy(), self.vertices[:, 1].copy(), edge[:, 0] / lengths,
-            edge[:, 1] / lengths, lengths, self.area, 1e-150 * self.radius, self.centroid)
-        self.pivot_torque = self.dissipation(np.array([self.centroid[1], -self.centroid[0], 1.0]))[0]
-
-    def dissipation(self, twist, hessian=False):
-        return _dissipation(self.model, twist, hessian)
+            edge[:, 1] / lengths, lengths, self.area, 1e-150 * self.radius, self.centroid))
 
 
 #: the support distributions an object can stand on (:func:`pressure_points`)
