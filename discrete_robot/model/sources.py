@@ -7,6 +7,7 @@ from pathlib import Path
 
 from discrete_robot.errors import ModelError
 from discrete_robot.model.description import Fingertip, RobotModel, load_model
+from discrete_robot.validation import printable
 
 #: m, the fingertip sphere at a ``tip_link`` when no radius is given
 DEFAULT_FINGER_RADIUS = 0.01
@@ -38,8 +39,8 @@ def with_fingertip(model: RobotModel, tip_link: str, radius: float = 0.0) -> Rob
     ``tool0``), a sphere of ``radius`` m (0: the model's own fingertip radius, else :data:`DEFAULT_FINGER_RADIUS`)."""
     body, origin, _ = model.frame_in_body(tip_link)
     if body not in {link.name for link in model.links}:
-        raise ModelError(f"tip_link: '{tip_link}' is fixed to '{body}', which no joint of the model moves "
-                         "(the base or a mimic follower)")
+        raise ModelError(f"tip_link: '{printable(tip_link)}' is fixed to '{printable(body)}', which no joint of the "
+                         "model moves (the base or a mimic follower)")
     if radius < 0.0:
         raise ModelError(f"finger_radius: must be >= 0 m, got {radius}")
     own = model.fingertip.radius if model.fingertip is not None else DEFAULT_FINGER_RADIUS

@@ -4,12 +4,14 @@ bad files give one line naming the element and the field."""
 
 import os
 import re
+import threading
 import warnings
 
 import numpy as np
 import pytest
 
 from big_models import chain_urdf
+from discrete_robot import budget
 from discrete_robot.discrete.simulation import FixedStepSimulation
 from discrete_robot.errors import ModelError
 from discrete_robot.model.description import load_model
@@ -17,6 +19,7 @@ from discrete_robot.model.dynamics import RigidBodySystem
 from discrete_robot.model.example_robots import EXAMPLE_ROBOTS, example_robot_path
 from discrete_robot.model.kinematics import forward_kinematics
 from discrete_robot.model.mimic import expanded
+from discrete_robot.model.sources import robot_description
 from discrete_robot.model.urdf import link_poses, to_urdf
 from discrete_robot.model.urdf_reader import MeshWarning, model_from_urdf
 
@@ -313,6 +316,28 @@ def test_xacro_includes_regular_files_and_refuses_a_fifo_or_a_device(tmp_path):
         with pytest.raises(ModelError) as error:      # the child never opens it: no writer, no hang
             load_model(path)
         assert str(error.value).startswith(f"xacro file {path}: included file ") and reason in str(error.value)
+
+
+def test_env_is_allowed_and_its_value_is_in_the_published_urdf(tmp_path, monkeypatch):
+    """As the xacro command: $(env ...) expands (docs/model_format.md says its value is published)."""
+    monkeypatch.setenv("ARM_MASS_FOR_TEST", "2.5")
+    path = tmp_path / "env.urdf.xacro"
+    path.write_text(_XACRO.format('<xacro:property name="mass" value="$(env ARM_MASS_FOR_TEST)"/>'))
+    model = load_model(path)
+    assert model.links[0].mass == 2.5 and '<mass value="2.5"/>' in robot_description(model)
+
+
+def test_a_stopping_process_ends_a_runaway_xacro_expansion(tmp_path):
+    path = tmp_path / "runaway.urdf.xacro"
+    path.write_text(_XACRO.format('<xacro:property name="mass" value="${9**9**9}"/>'))
+    stop = threading.Timer(0.5, budget.STOP.set)     # as a node's SIGINT handler sets it
+    stop.start()
+    try:
+        with pytest.raises(ModelError, match=r"runaway.urdf.xacro: expansion stopped \(the process is stopping\)"):
+            load_model(path)
+    finally:
+        stop.cancel()
+        budget.STOP.clear()
 
 
 def test_a_xacro_expression_that_allocates_without_bound_names_the_memory_limit(tmp_path):
