@@ -23,7 +23,8 @@ def add_commands(parser, common) -> None:
     simulate.add_argument("--model", type=Path, default=None,
                           help=f"model YAML (docs/model_format.md); default: the package's config/{DEFAULT_MODEL}")
     simulate.add_argument("--integrator", choices=[k.value for k in IntegratorKind], default="discrete",
-                          help="discrete (energy-conserving discrete model, default), variational (midpoint), rk45")
+                          help="discrete (energy-conserving discrete model, default; discrete4 and discrete6: "
+                          "composed to order 4 and 6), variational (midpoint), rk45")
     simulate.add_argument("--dt", type=float, default=0.01, help="time step, s (default 0.01)")
     length = simulate.add_mutually_exclusive_group()
     length.add_argument("--steps", type=int, default=None, help="number of steps (default 1000)")

@@ -32,11 +32,12 @@ def run_simulate(args) -> dict:
     damping and friction, unless ``--no-limits``.
 
     Energy balance: E_k + W_k + S_k = E_0, with W_k the work of the dissipative forces (the discrete model
-    applies them at the step's mean velocity v̄ = (q_{k+1} − q_k)/h, :mod:`.dissipation`, so W grows by
-    −h F(v̄)·v̄ over a step, exactly) and S_k the energy lost in the steps that ended at a stop. The reported
-    drift is max_k |E_k + W_k + S_k − E_0| / E_s: for the discrete model, round-off. The scale E_s is the
-    larger of |E_0| and the peak kinetic energy, the energy the motion exchanges: E_0 alone is zero for an arm
-    released at rest where V = 0, which made the ratio meaningless.
+    applies them at each (sub-)step's mean velocity v̄ = Δq/h, :mod:`.dissipation`, so W grows by −h F(v̄)·v̄
+    over it, exactly, and the simulation sums it; for the other integrators the same sum over whole steps) and
+    S_k the energy lost in the steps that ended at a stop. The reported drift is max_k |E_k + W_k + S_k − E_0| / E_s:
+    for the discrete model, round-off. The scale E_s is the larger of |E_0| and the peak kinetic energy, the
+    energy the motion exchanges: E_0 alone is zero for an arm released at rest where V = 0, which made the ratio
+    meaningless.
     """
     from tqdm import tqdm
 
@@ -68,7 +69,9 @@ def run_simulate(args) -> dict:
     for k in tqdm(range(steps), desc="simulate", unit="step", disable=None, leave=False):
         before = simulation.q
         simulation.step(1, tau)
-        if dissipation is not None:
+        if dissipation is not None and simulation.dissipated_energy is not None:
+            dissipated[k + 1] = simulation.dissipated_energy
+        elif dissipation is not None:
             mean_velocity = (simulation.q - before) / args.dt
             dissipated[k + 1] = dissipated[k] - args.dt * float(dissipation.forces(mean_velocity) @ mean_velocity)
         else:

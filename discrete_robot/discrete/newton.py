@@ -71,13 +71,17 @@ class Data(NamedTuple):
     slopes: np.ndarray      # dF_d/dv̄
     load: np.ndarray        # |F| + |F_d|
     guess: np.ndarray       # :func:`held_steps`' start of each step
+    stage_q: np.ndarray     # :func:`held_steps`' state within a step of sub-steps: q, ...
+    stage_v: np.ndarray     # ... q̇ ...
+    stage_previous: np.ndarray  # ... and q̇ before its last sub-step
     work: Any               # the equations' workspace (:class:`.compiled.Workspace`; None as Python)
 
 
 def create_data(n: int, work=None) -> Data:
     """A :class:`Data` for n DOFs around the equations' workspace ``work``."""
     vectors = {name: np.empty(n) for name in ("q", "v", "lhs", "DV", "noise", "candidate", "velocity", "residual",
-                                                "roundoff", "slopes", "load", "guess")}
+                                                "roundoff", "slopes", "load", "guess", "stage_q", "stage_v",
+                                                "stage_previous")}
     return Data(a1=np.empty((n, n)), Da=np.empty((n, n, n)), J=np.empty((n, n)), inverse=np.empty((n, n)),
                 lu=np.empty((n, n)), pivots=np.empty(n, dtype=np.int64), work=work, **vectors)
 
@@ -123,7 +127,7 @@ def _residual(q0, q1, dt, lhs, noise, F, damping, friction, residual, roundoff, 
         residual[r] = lhs[r] - F[r] - dissipative
         load[r] = abs(F[r]) + abs(dissipative)
         # v̄ = Δq/Δt carries the round-off of q itself, ε |q| / Δt, which the force law's slope amplifies
-        roundoff[r] = noise[r] + _EPS * load[r] + _EPS * abs(slopes[r]) * (abs(q0[r]) + abs(dq)) / dt
+        roundoff[r] = noise[r] + _EPS * load[r] + _EPS * abs(slopes[r]) * (abs(q0[r]) + abs(dq)) / abs(dt)
         norm = max(norm, abs(residual[r]))
     return norm
 
@@ -220,29 +224,62 @@ def carry_turns(q, bound, turns):
     return carried
 
 
+@njit(allocates=False)
+def dissipated_work(q0, q1, dt, damping, friction):
+    """The energy (J) the joints' damping and friction take over the step q0 -> q1 of dt seconds, as :func:`step`
+    applies them: −Σ_r F_d,r(v̄) Δq_r at the mean velocity v̄ = Δq/Δt (negative over a step with dt < 0)."""
+    work = 0.0
+    for r in range(q0.shape[0]):
+        dq = q1[r] - q0[r]
+        work += (damping[r] * (dq / dt) + friction[r] * np.tanh(dq / dt / FRICTION_VELOCITY)) * dq
+    return work
+
+
 @njit
-def held_steps(model, data, q, qd, previous, F, dt, count, bound, turns, lower, upper):
-    """Up to ``count`` steps under the forces F held throughout, one compiled call: each step is :func:`step`
-    from the linear extrapolation 2 q̇(k) − q̇(k−1), and carries the whole turns of each angle past ±``bound``
-    (inf: none) into ``turns`` (as :class:`~.integrators.DiscreteStepper` does step by step). The state is
-    updated in place: q (the angles less their turns), q̇ and ``previous`` (q̇ before the last step). Stops after
-    a step that fails (its state not taken) or that ends outside [lower, upper] (q + 2π turns; the caller stops
-    the joint). Returns (status of the last step, steps taken, Newton iterations over them)."""
-    n = q.shape[0]
+def held_steps(model, data, q, qd, previous, F, dt, count, bound, turns, lower, upper, fractions):
+    """Up to ``count`` steps under the forces F held throughout, one compiled call. Each step is the composition of
+    sub-steps of ``fractions``_i dt (:mod:`discrete_robot.composition`; [1.0]: the step itself), each sub-step
+    :func:`step` (F and the joints' dissipation applied over it) from the linear extrapolation of the last two
+    velocities to its length: q̇ + (γ_i/γ_{i−1}) (q̇ − q̇_before), which is 2 q̇(k) − q̇(k−1) for equal steps. After
+    each whole step the whole turns of each angle past ±``bound`` (inf: none) are carried into ``turns`` (as
+    :class:`~.integrators.DiscreteStepper` does step by step). The state is updated in place: q (the angles less
+    their turns), q̇ and ``previous`` (q̇ before the last sub-step). Stops after a step that fails (its state not
+    taken) or that ends outside [lower, upper] (q + 2π turns; the caller stops the joint: stops act between whole
+    steps only). Returns (status of the last step, steps taken, Newton iterations over them, the energy the
+    joints' dissipation took over them (J, :func:`dissipated_work` summed over the sub-steps))."""
+    n, stages = q.shape[0], fractions.shape[0]
+    damping, friction = model.damping, model.friction
     guess, out, q1 = data.guess, data.v, data.q
-    taken, iterations, status = 0, 0, OK
+    stage_q, stage_v, stage_previous = data.stage_q, data.stage_v, data.stage_previous
+    taken, iterations, status, dissipated = 0, 0, OK, 0.0
     while taken < count:
-        for r in range(n):
-            guess[r] = 2.0 * qd[r] - previous[r]
-        status, used, _, _ = step(model, data, q, qd, F, dt, guess)
+        copy_into(q, stage_q)
+        copy_into(qd, stage_v)
+        copy_into(previous, stage_previous)
+        last, used, work = fractions[stages - 1], 0, 0.0
+        for stage in range(stages):
+            ratio = fractions[stage] / last
+            for r in range(n):
+                guess[r] = (1.0 + ratio) * stage_v[r] - ratio * stage_previous[r]
+            h = fractions[stage] * dt
+            status, stage_iterations, _, _ = step(model, data, stage_q, stage_v, F, h, guess)
+            if status != OK:
+                break
+            used += stage_iterations
+            work += dissipated_work(stage_q, q1, h, damping, friction)
+            for r in range(n):
+                stage_previous[r] = stage_v[r]
+                stage_v[r] = out[r]
+                stage_q[r] = q1[r]
+            last = fractions[stage]
         if status != OK:
             break
         taken += 1
         iterations += used
-        for r in range(n):
-            previous[r] = qd[r]
-            qd[r] = out[r]
-            q[r] = q1[r]
+        dissipated += work
+        copy_into(stage_q, q)
+        copy_into(stage_v, qd)
+        copy_into(stage_previous, previous)
         carry_turns(q, bound, turns)
         outside = False
         for r in range(n):
@@ -250,7 +287,7 @@ def held_steps(model, data, q, qd, previous, F, dt, count, bound, turns, lower, 
             outside = outside or angle < lower[r] or angle > upper[r]
         if outside:
             break
-    return status, taken, iterations
+    return status, taken, iterations, dissipated
 
 
 @njit

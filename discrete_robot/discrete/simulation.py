@@ -10,7 +10,8 @@ fails too, ConvergenceError is raised and the state is left as it was before the
 
 After each step, joints past their position limits are stopped by a plastic impact
 (:mod:`.joint_stops`: the kinetic energy of the stopped motion is removed, ``stop_energy`` sums it);
-joint damping and friction (:mod:`.dissipation`) act inside the integrator.
+joint damping and friction (:mod:`.dissipation`) act inside the integrator (in each sub-step of
+``discrete4`` and ``discrete6``, whose stops still act between whole steps only).
 """
 
 import logging
@@ -36,7 +37,8 @@ class FixedStepSimulation:
 
     ``lower``/``upper``: position limits enforced as stops (None = unbounded); ``dissipation``: joint damping
     and friction; ``joint_names`` name joints in error messages. ``newton_iterations`` counts the discrete
-    model's iterations over all steps.
+    model's iterations over all steps; ``dissipated_energy`` the energy (J) the joints' damping and friction took,
+    as the discrete model applies them (over each sub-step), or None for an integrator that does not account it.
     """
 
     def __init__(self, system: LagrangianSystem, kind: IntegratorKind | str, time_step: float, q0, qd0,
@@ -61,6 +63,7 @@ class FixedStepSimulation:
         self.tau = np.zeros(n)
         self.stop_energy = 0.0
         self.newton_iterations = 0
+        self.dissipated_energy = 0.0 if hasattr(self.stepper, "dissipated") else None
         self._carried = 0.0
 
     def energy(self) -> float:
@@ -94,6 +97,7 @@ class FixedStepSimulation:
                 q, qd, taken = held_steps(self.q, self.qd, tau, self.time_step, left, self.lower, self.upper)
             if taken:
                 self.newton_iterations += self.stepper.iterations
+                self.dissipated_energy += self.stepper.dissipated
                 self._accept(q, qd, tau, taken)
                 left -= taken
             if left > 0:        # a run that ended early: past a limit, or a step it could not take
@@ -133,12 +137,15 @@ class FixedStepSimulation:
         for halvings in range(SUBSTEP_HALVINGS + 1):
             count = 2 ** halvings
             try:
-                q1, qd1 = q, qd
+                q1, qd1, dissipated = q, qd, 0.0
                 for _ in range(count):
                     q1, qd1 = self.stepper.step(q1, qd1, tau, self.time_step / count)
                     self.newton_iterations += getattr(self.stepper, "iterations", 0)
+                    dissipated += getattr(self.stepper, "dissipated", 0.0)
                 if halvings:
                     LOGGER.info("step at t = %.3f s needed %d sub-steps", self.time, count)
+                if self.dissipated_energy is not None:
+                    self.dissipated_energy += dissipated
                 return q1, qd1
             except ConvergenceError as failure:
                 error = failure

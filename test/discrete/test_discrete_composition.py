@@ -1,0 +1,117 @@
+"""discrete4 and discrete6: the discrete model's step is symmetric, so its compositions (triple jump, Kahan & Li's
+nine stages) converge at orders 4 and 6 and keep T + V to round-off, and dissipation is accounted over sub-steps."""
+
+import json
+
+import numpy as np
+import pytest
+
+from discrete_robot.cli import main
+from discrete_robot.discrete.dissipation import Dissipation
+from discrete_robot.discrete.dynamic_model import DiscreteDynamicModel
+from discrete_robot.discrete.partial_difference import PathOperator
+from discrete_robot.discrete.simulation import FixedStepSimulation
+from discrete_robot.model.description import load_model, package_config_path
+from discrete_robot.model.dynamics import RigidBodySystem
+from discrete_robot.model.example_robots import example_robot_path
+from discrete_robot.model.lagrangian import kinetic_energy
+
+ARM = package_config_path("arm_6dof.yaml")
+
+
+@pytest.fixture(scope="module", params=["arm_6dof", "ur5"])
+def robot(request):
+    return load_model(ARM if request.param == "arm_6dof" else example_robot_path("ur5"))
+
+
+def test_the_symmetric_step_is_its_own_adjoint_and_neuman_tourassis_is_not(robot):
+    """Φ₋ₕ ∘ Φₕ = id: a step by −h from a step's result returns to its start, to round-off (the two difference paths
+    swap when k and k+1 do); the single Neuman–Tourassis path comes back O(h²) away in q̇ (first order)."""
+    system = RigidBodySystem(robot)
+    rng = np.random.default_rng(7)
+    q0, qd0, tau = rng.uniform(-1.0, 1.0, robot.dof), rng.uniform(-2.0, 2.0, robot.dof), rng.uniform(-1, 1, robot.dof)
+    for h in (1e-2, 1e-3):
+        back = {}
+        for operator in PathOperator:
+            model = DiscreteDynamicModel(system, operator)
+            forward = model.step(q0, qd0, tau, h)
+            back[operator] = model.continue_step(forward.q, forward.qd, tau, -h, qd0)
+        symmetric, single = back[PathOperator.SYMMETRIC], back[PathOperator.NEUMAN_TOURASSIS]
+        assert np.abs(symmetric.q - q0).max() < 1e-14
+        assert np.abs(symmetric.qd - qd0).max() < 1e-11      # round-off of Δ[a q̇]/h, ε |a q̇| / h
+        assert np.abs(single.qd - qd0).max() > 10.0 * h ** 2
+
+
+def _final_state(argv, capsys, tmp_path) -> np.ndarray:
+    assert main(["discrete", "simulate", "--model", str(ARM), "--no-limits", "--duration", "1.0", "--json",
+                 "--output-dir", str(tmp_path), *argv]) == 0
+    result = json.loads(capsys.readouterr().out)
+    return np.concatenate([result["q"], result["qd"]])
+
+
+def _ratio(finals) -> float:
+    """‖x_h − x_{h/2}‖∞ / ‖x_{h/2} − x_{h/4}‖∞."""
+    return np.abs(finals[0] - finals[1]).max() / np.abs(finals[1] - finals[2]).max()
+
+
+def test_discrete4_converges_at_order_4_on_the_arm(capsys, tmp_path):
+    """``discrete simulate`` of the 6-joint arm released from its initial pose, 1 s at h = 0.01, 0.005, 0.0025:
+    the self-convergence ratio of the final states is 2⁴ = 16 (± 30 %); the plain discrete model's is 2² = 4."""
+    finals = [_final_state(["--integrator", "discrete4", "--dt", str(h)], capsys, tmp_path)
+              for h in (0.01, 0.005, 0.0025)]
+    assert 16.0 * 0.7 < _ratio(finals) < 16.0 * 1.3
+    finals = [_final_state(["--integrator", "discrete", "--dt", str(h)], capsys, tmp_path)
+              for h in (0.01, 0.005, 0.0025)]
+    assert 4.0 * 0.7 < _ratio(finals) < 4.0 * 1.3
+
+
+def test_discrete6_converges_at_order_6_on_the_arm():
+    """1 s of the 6-joint arm at h = 0.005, 0.0025, 0.00125: ratio 2⁶ = 64 (± 40 %). Released from
+    q = (0, −0.2, 0.4, 0, 0, 0): from the initial pose (0, −0.5, 1, 0, 0, 0) the wrist whips at 20 rad/s and the
+    motion magnifies a 1e-12 rad change of q(0) to 2e-7 at 1 s, the size of discrete6's differences at these steps
+    (docs/work_precision.md), so the ratio there measures round-off."""
+    model = load_model(ARM)
+    finals = []
+    for h in (0.005, 0.0025, 0.00125):
+        simulation = FixedStepSimulation(RigidBodySystem(model), "discrete6", h, [0.0, -0.2, 0.4, 0.0, 0.0, 0.0],
+                                         np.zeros(6))
+        simulation.step(round(1.0 / h), np.zeros(6))
+        finals.append(np.concatenate([simulation.q, simulation.qd]))
+    assert 64.0 * 0.6 < _ratio(finals) < 64.0 * 1.4
+
+
+def test_discrete4_keeps_the_energy_of_the_arm_and_the_ur5_to_round_off(robot):
+    """T + V within 1e-12 relative over 10⁴ steps of 1 ms (3·10⁴ sub-steps, a third of them backwards), no
+    damping or limits; the 10⁵ steps of the issue are in bench_work_precision's drift column."""
+    system = RigidBodySystem(robot)
+    simulation = FixedStepSimulation(system, "discrete4", 1e-3, robot.initial_positions + 0.3,
+                                     np.linspace(2.0, -2.0, robot.dof))
+    start, energies, kinetic = simulation.energy(), [], []
+    for _ in range(100):
+        simulation.step(100, np.zeros(robot.dof))
+        energies.append(simulation.energy())
+        kinetic.append(kinetic_energy(system, simulation.q, simulation.qd))
+    scale = max(abs(start), max(kinetic))        # the energy the motion exchanges (as `discrete simulate`)
+    assert np.ptp(kinetic) > 0.1 * scale          # it does exchange it
+    assert np.abs(np.array(energies) - start).max() < 1e-12 * scale
+
+
+def test_damping_and_friction_take_exactly_the_energy_accounted_over_the_sub_steps():
+    """With the arm's joint damping and friction, T + V falls by exactly the work they do, summed over every
+    sub-step (backward ones give energy back): E + W = E₀ to round-off, where W over whole steps would be off."""
+    model = load_model(ARM)
+    system = RigidBodySystem(model)
+    dissipation = Dissipation(np.full(6, 0.5), np.full(6, 0.2))
+    for kind in ("discrete4", "discrete6"):
+        simulation = FixedStepSimulation(system, kind, 5e-3, model.initial_positions, np.zeros(6),
+                                         dissipation=dissipation)
+        start = simulation.energy()
+        whole_steps = 0.0
+        for _ in range(200):
+            before = simulation.q
+            simulation.step(1, np.zeros(6))
+            mean = (simulation.q - before) / 5e-3
+            whole_steps -= 5e-3 * float(dissipation.forces(mean) @ mean)
+        assert simulation.dissipated_energy > 1.0
+        assert abs(simulation.energy() + simulation.dissipated_energy - start) < 1e-12 * abs(start)
+        assert abs(simulation.energy() + whole_steps - start) > 1e-6 * abs(start)
