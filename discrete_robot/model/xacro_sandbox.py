@@ -24,6 +24,7 @@ import resource
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 #: s of CPU time the expansion may use (a large robot's xacro expands in well under 1 s)
@@ -52,17 +53,16 @@ def expand(path, args: dict | None = None) -> str:
         [sys.executable, "-c", "import runpy, sys; sys.argv.pop(0); runpy.run_path(sys.argv[0], run_name='__main__')",
          __file__, str(path), json.dumps(mappings)],
         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    deadline = time.monotonic() + WALL_SECONDS
     try:
-        waited = 0.0
         while True:
             try:
                 output, errors = child.communicate(timeout=_POLL_SECONDS)
                 break
             except subprocess.TimeoutExpired:
-                waited += _POLL_SECONDS
                 if budget.STOP.is_set():
                     raise ModelError(f"{where}: expansion stopped (the process is stopping)") from None
-                if waited >= WALL_SECONDS:
+                if time.monotonic() >= deadline:
                     raise ModelError(f"{where}: expansion took longer than the wall-clock limit of "
                                      f"{WALL_SECONDS} s") from None
     finally:
