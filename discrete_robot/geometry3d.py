@@ -22,6 +22,7 @@ _LEVI_CIVITA[0, 1, 2] = _LEVI_CIVITA[1, 2, 0] = _LEVI_CIVITA[2, 0, 1] = 1.0
 _LEVI_CIVITA[0, 2, 1] = _LEVI_CIVITA[2, 1, 0] = _LEVI_CIVITA[1, 0, 2] = -1.0
 #: hat(v)[i, k] = ε_ijk v_j, as one product v @ _HAT reshaped (fewer numpy calls than element assignment)
 _HAT = _LEVI_CIVITA.transpose(1, 0, 2).reshape(3, 9)
+_EYE3 = np.eye(3)
 
 
 def hat(v: np.ndarray) -> np.ndarray:
@@ -86,12 +87,27 @@ def solve3(A: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.array([r0 @ b, r1 @ b, r2 @ b]) / (c0 @ r0)
 
 
-@njit
-def rotation_about(axis: np.ndarray, angle: float) -> np.ndarray:
-    """Rotation by ``angle`` about the unit ``axis`` (Rodrigues): I + sin θ [a]ₓ + (1 − cos θ) [a]ₓ²."""
-    out = np.empty((3, 3))
-    rotation_into(axis, angle, out)
-    return out
+def rotation_about(axis: np.ndarray, angle) -> np.ndarray:
+    """Rotation by ``angle`` (rad) about ``axis`` (Rodrigues): I + sin θ K + (1 − cos θ) K², K = [a]ₓ; a unit
+    axis gives the rotation, a zero axis the identity (a prismatic joint's).
+
+    In Python it is batched (numpy): axis (..., 3) and angle (...) broadcast to (..., 3, 3). Inside a kernel it
+    takes one axis and one angle (its compiled form below: :func:`rotation_into`, the same formula entry by
+    entry with K² = a aᵀ − |a|² I, equal to round-off)."""
+    axis, angle = np.asarray(axis, dtype=float), np.asarray(angle, dtype=float)
+    K = hat(axis)
+    s, c = np.sin(angle)[..., None, None], np.cos(angle)[..., None, None]
+    return _EYE3 + s * K + (1.0 - c) * (K @ K)
+
+
+@overload(rotation_about)
+def _rotation_about_compiled(axis, angle):
+    """The compiled :func:`rotation_about` of one axis (3,) and one angle."""
+    def implementation(axis, angle):
+        out = np.empty((3, 3))
+        rotation_into(axis, angle, out)
+        return out
+    return implementation
 
 
 @njit(allocates=False)

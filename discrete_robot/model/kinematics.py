@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from discrete_robot.geometry3d import cross, hat
+from discrete_robot.geometry3d import cross, hat, rotation_about
 from discrete_robot.model.description import RobotModel
 
 
@@ -56,13 +56,6 @@ _EYE3 = np.eye(3)
 _EYE4 = np.eye(4)
 
 
-def _rotation_matrices(K: np.ndarray, K2: np.ndarray, angles: np.ndarray) -> np.ndarray:
-    """Rodrigues' formula R = I + sin θ K + (1 − cos θ) K², K = [axis]× (K = 0 gives the identity)."""
-    s = np.sin(angles)[..., None, None]
-    c = np.cos(angles)[..., None, None]
-    return _EYE3 + s * K + (1.0 - c) * K2
-
-
 class KinematicTree:
     """The constant structure of a model (offsets, axes, who moves whom), built once per model."""
 
@@ -96,8 +89,8 @@ class KinematicTree:
         self.axes = np.concatenate([j.axes for j in joints]).reshape(-1, 3)
         self.joint_rotations = np.array([j.rotation for j in joints]).reshape(-1, 3, 3)
         self.joint_origins = np.array([j.origin for j in joints for _ in range(j.ndof)]).reshape(-1, 3)
-        self.K = np.where(self.prismatic[:, None, None], 0.0, hat(self.axes))
-        self.K2 = self.K @ self.K
+        #: each DOF's axis of rotation, zero for a prismatic DOF (whose rotation is the identity)
+        self.rotation_axes = np.where(self.prismatic[:, None], 0.0, self.axes)
         #: each DOF's axis in its joint frame (R0 a), exact for single-DOF joints
         self.fixed_axes = np.einsum("kij,kj->ki", self.joint_rotations[self.dof_link], self.axes)
         slices = model.dof_slices
@@ -155,7 +148,7 @@ class KinematicTree:
     def _local_transforms(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Each link's pose in its parent's frame (..., L, 4, 4); each DOF's axis in its parent's frame (..., n, 3)."""
         batch = q.shape[:-1]
-        rotations = _rotation_matrices(self.K, self.K2, q)          # (..., n, 3, 3); identity for prismatic DOFs
+        rotations = rotation_about(self.rotation_axes, q)          # (..., n, 3, 3); identity for prismatic DOFs
         local = np.zeros(batch + (self.n_links, 4, 4))
         local[..., 3, 3] = 1.0
         local_R, local_p = local[..., :3, :3], local[..., :3, 3]     # views
@@ -188,7 +181,7 @@ class KinematicTree:
             for k in range(sl.stop - 1, sl.start - 1, -1):
                 axes[..., k, :] = np.swapaxes(later, -1, -2) @ self.axes[k]
                 if not self.prismatic[k]:
-                    later = _rotation_matrices(self.K[k], self.K2[k], q[..., k]) @ later
+                    later = rotation_about(self.rotation_axes[k], q[..., k]) @ later
 
     def com_jacobians(self, frames: LinkFrames) -> tuple[np.ndarray, np.ndarray]:
         """(J_v, J_ω), each (..., L, 3, n): CoM linear and link angular velocity = J q̇, in the frames' reference.
