@@ -21,7 +21,8 @@ one step into ``data.q`` and ``data.v``::
 
 From Python, a NamedTuple argument costs numba ~1 µs per array it holds to type at every call (a plain array
 takes its fast path): the 1 kHz callers pass a :class:`~discrete_robot.jit.Binding` of the two instead
-(:func:`bound_step`, :func:`bound_held_steps`, :func:`bound_left_hand_sides`), one argument typed once."""
+(``_bound_step``, ``_bound_held_steps``, ``_bound_left_hand_sides``: :class:`.dynamic_model.DiscreteDynamicModel`
+and the planners call them), one argument typed once."""
 
 from typing import NamedTuple
 
@@ -35,8 +36,8 @@ from discrete_robot.jit import Binding, njit, overload
 from discrete_robot.model import compiled as arm_compiled
 from discrete_robot.model.compiled import rigid_body_terms
 
-__all__ = ["Binding", "Data", "Model", "Workspace", "bound_held_steps", "bound_left_hand_sides", "bound_step",
-           "compile_model", "create_data", "held_steps", "left_hand_sides", "step", "step_terms"]
+__all__ = ["Binding", "Data", "Model", "Workspace", "compile_model", "create_data", "held_steps", "left_hand_sides",
+           "step", "step_terms"]
 
 _EPS = np.finfo(float).eps
 #: |Δq_r| (rad or m) below which the Jacobian's O(Δt²) row term is left out instead of divided by Δq_r
@@ -238,7 +239,7 @@ def step_terms(model, data, q0, qd0, q1, qd1, dt, jacobian):
                 bracket += Da[r, i, j] * qd0[i] * qd1[j]
         Df[r] = DV[r] - 0.5 * bracket
         lhs[r] = momentum / dt + Df[r]
-        noise[r] = _EPS * (scale / abs(dt) + abs(DV[r]) + cancellation[r])
+        noise[r] = _EPS * (scale / dt + abs(DV[r]) + cancellation[r])
     if not jacobian:
         return
     # ∂_k f at the vertices, zeroed where coordinate k has not yet moved, and its partial differences
@@ -280,19 +281,18 @@ def _equations_compiled(model, data, q0, qd0, q1, qd1, dt, jacobian):
 
 
 @njit
-def bound_step(binding, q0, v0, tau, dt, guess):
+def _bound_step(binding, q0, v0, tau, dt, guess):
     """:func:`step` of a :class:`Binding`."""
     return step(binding.model, binding.data, q0, v0, tau, dt, guess)
 
 
 @njit
-def bound_held_steps(binding, q, v, previous, tau, dt, count, bound, turns, lower, upper, fractions):
+def _bound_held_steps(binding, q, v, previous, tau, dt, count, bound, turns, lower, upper):
     """:func:`~.newton.held_steps` of a :class:`Binding`."""
-    return held_steps(binding.model, binding.data, q, v, previous, tau, dt, count, bound, turns, lower, upper,
-                      fractions)
+    return held_steps(binding.model, binding.data, q, v, previous, tau, dt, count, bound, turns, lower, upper)
 
 
 @njit
-def bound_left_hand_sides(binding, q0, v0, q1, v1, dt, out):
+def _bound_left_hand_sides(binding, q0, v0, q1, v1, dt, out):
     """:func:`~.newton.left_hand_sides` of a :class:`Binding`."""
     left_hand_sides(binding.model, binding.data, q0, v0, q1, v1, dt, out)

@@ -48,6 +48,7 @@ import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -57,13 +58,12 @@ from discrete_robot.discrete.partial_difference import SMALL_STEP, DifferencePat
 from discrete_robot.errors import ConvergenceError, InputError
 from discrete_robot.jit import bind
 from discrete_robot.model import compiled as arm_compiled
-from discrete_robot.model.lagrangian import LagrangianSystem, accelerations
+from discrete_robot.model.lagrangian import LagrangianSystem, Terms, accelerations
 from discrete_robot.validation import positive_step
 
 LOGGER = logging.getLogger(__name__)
 
 _EPS = np.finfo(float).eps
-_WHOLE_STEP = np.ones(1)         # held_steps' fractions of a plain step
 
 
 @dataclass(frozen=True)
@@ -103,11 +103,20 @@ class _Terms:
     dv: np.ndarray | None    # ∂V/∂q at the vertices (P, n+1, n)
 
 
+class _EntryPoints(NamedTuple):
+    """A thread's Newton data and the step's three entry points (:meth:`DiscreteDynamicModel._entry_points`)."""
+
+    data: newton.Data
+    step: Callable                      # (q0, v0, tau, dt, guess) -> (status, iterations, residual, update)
+    held_steps: Callable | None         # :func:`.newton.held_steps` less its model and data (None: not compiled)
+    left_hand_sides: Callable           # (q0, v0, q1, v1, dt, out): the equations' left-hand sides of m steps
+
+
 class _Evaluations:
     """a, V and their derivatives at a batch of configurations.
 
     A ``vectorized`` system (the LagrangianSystem protocol) takes q of shape (..., n) in every method, and may offer
-    ``evaluate(q, derivatives)`` returning (a, V) or (a, V, ∂a/∂q, ∂V/∂q) from one pass (as
+    ``evaluate(q, derivatives)`` returning its :class:`~discrete_robot.model.lagrangian.Terms` from one pass (as
     :class:`RigidBodySystem` does); any other system is called once per configuration.
     """
 
@@ -121,16 +130,17 @@ class _Evaluations:
         values = np.array([method(x) for x in points.reshape(-1, points.shape[-1])])
         return values.reshape(points.shape[:-1] + values.shape[1:])
 
-    def evaluate(self, points, derivatives: bool) -> tuple[np.ndarray, ...]:
-        """(a, V) or, with ``derivatives``, (a, V, ∂a/∂q, ∂V/∂q) at ``points`` (..., n)."""
+    def evaluate(self, points, derivatives: bool) -> Terms:
+        """The :class:`~discrete_robot.model.lagrangian.Terms` at ``points`` (..., n), with ∂a/∂q and ∂V/∂q when
+        ``derivatives``."""
         combined = getattr(self.system, "evaluate", None)
         if combined is not None and self.vectorized:
             return combined(points, derivatives)
-        values = (self._batch(self.system.mass_matrix, points), self._batch(self.system.potential, points))
-        if derivatives:
-            values += (self._batch(self.system.mass_matrix_derivatives, points),
-                       self._batch(self.system.potential_gradient, points))
-        return values
+        a, V = self._batch(self.system.mass_matrix, points), self._batch(self.system.potential, points)
+        if not derivatives:
+            return Terms(a, V)
+        return Terms(a, V, self._batch(self.system.mass_matrix_derivatives, points),
+                     self._batch(self.system.potential_gradient, points))
 
     def mass_derivatives(self, points):
         return self._batch(self.system.mass_matrix_derivatives, points)
@@ -183,22 +193,22 @@ class DiscreteDynamicModel:
                                                    self.tol, self.max_iter)
         self._local = threading.local()          # one Data per thread: the kernels release the GIL
 
-    def _entry_points(self):
-        """(data, step, held_steps, left_hand_sides) of this thread: the whole step compiled (the kernel's
-        equations, Newton's loop compiled around them, called through a Binding), or the same loop's source run
-        as Python on the numpy evaluation (python_terms), with ``self`` as the model."""
+    def _entry_points(self) -> _EntryPoints:
+        """This thread's :class:`_EntryPoints`: the whole step compiled (the kernel's equations, Newton's loop
+        compiled around them, called through a Binding), or the same loop's source run as Python on the numpy
+        evaluation (python_terms), with ``self`` as the model."""
         entries = getattr(self._local, "entries", None)
         if entries is None:
             if self.compiled is not None:
                 data = compiled.create_data(self.compiled)
                 binding = bind(self.compiled, data)
-                entries = (data, functools.partial(compiled.bound_step, binding),
-                           functools.partial(compiled.bound_held_steps, binding),
-                           functools.partial(compiled.bound_left_hand_sides, binding))
+                entries = _EntryPoints(data, functools.partial(compiled._bound_step, binding),
+                                       functools.partial(compiled._bound_held_steps, binding),
+                                       functools.partial(compiled._bound_left_hand_sides, binding))
             else:
                 data = newton.create_data(self.dof)
-                entries = (data, functools.partial(newton.step.py_func, self, data), None,
-                           functools.partial(newton.left_hand_sides.py_func, self, data))
+                entries = _EntryPoints(data, functools.partial(newton.step.py_func, self, data), None,
+                                       functools.partial(newton.left_hand_sides.py_func, self, data))
             self._local.entries = entries
         return entries
 
@@ -242,7 +252,8 @@ class DiscreteDynamicModel:
         """Left-hand side of the discrete Lagrange equations (3.5) at the candidate state k+1."""
         paths, n = self.paths, self.dof
         vertices = paths.vertices(q0, q1)                       # (P, n+1, n); vertex 0 = q0, vertex n = q1
-        a, V, *gradients = self._eval.evaluate(vertices, derivatives)
+        evaluated = self._eval.evaluate(vertices, derivatives)
+        a, V = evaluated.M, evaluated.potential_energy
         dq = q1 - q0
         Da = quotients(paths, vertices, dq, paths.differences(a), self._eval.mass_derivatives, self.small_step)
         DV = quotients(paths, vertices, dq, paths.differences(V), self._eval.potential_gradient, self.small_step)
@@ -250,14 +261,14 @@ class DiscreteDynamicModel:
         # Δ[a q̇] as a1 Δq̇ + (Σ_r Δq_r D_r a) q̇0, for its smaller round-off (see compiled.step_terms)
         change = np.einsum("rij,r->ij", Da, dq)
         lhs = (a1 @ (qd1 - qd0) + change @ qd0) / dt - 0.5 * np.einsum("rij,i,j->r", Da, qd0, qd1) + DV
-        da, dv = gradients if derivatives else (None, None)
+        da, dv = evaluated.dM, evaluated.g
         # where D_r is the divided difference, it cancels ε (|V| + ½ |q̇0|ᵀ |a| |q̇1|) at the edge's ends over Δq_r
         divided = np.abs(dq) > self.small_step
         sizes = paths.edge_sizes(V) + 0.5 * np.einsum("rij,i,j->r", paths.edge_sizes(a), np.abs(qd0), np.abs(qd1))
         cancellation = np.where(divided, sizes / np.where(dq == 0.0, 1.0, np.abs(dq)), 0.0)
         change_size = np.einsum("rij,r->ij", np.abs(Da), np.abs(dq)) + 2.0 * np.count_nonzero(divided) * np.abs(a1)
         momentum_size = np.abs(a1) @ np.abs(qd1 - qd0) + change_size @ np.abs(qd0)
-        noise = _EPS * (momentum_size / abs(dt) + np.abs(DV) + cancellation)
+        noise = _EPS * (momentum_size / dt + np.abs(DV) + cancellation)
         return _Terms(lhs, a1, Da, DV, dq, noise, da, dv)
 
     def python_terms(self, q0, qd0, q1, qd1, dt, jacobian, data: newton.Data) -> None:
@@ -313,7 +324,7 @@ class DiscreteDynamicModel:
             raise InputError("q1 must equal q0 + dt (qd0 + qd1)/2 (smoothing formula); mismatch "
                              f"{mismatch[np.any(np.abs(mismatch) > allowed, axis=1)][0].tolist()}")
         lhs = np.empty_like(q0)
-        self._entry_points()[3](*(np.ascontiguousarray(v) for v in (q0, qd0, q1, qd1, dt)), lhs)
+        self._entry_points().left_hand_sides(*(np.ascontiguousarray(v) for v in (q0, qd0, q1, qd1, dt)), lhs)
         return lhs - self._dissipative(q1 - q0, dt[:, None])
 
     def _dissipative(self, dq: np.ndarray, dt: float) -> np.ndarray:
@@ -345,18 +356,17 @@ class DiscreteDynamicModel:
                 return self._solve(q0, qd0, F, dt, guesses, [str(error)])
         return self._solve(q0, qd0, F, dt, guesses)
 
-    def held_steps(self, q, qd, previous, F, dt: float, count: int, bound, turns, lower, upper,
-                   fractions=_WHOLE_STEP) -> tuple[int, int, float]:
+    def held_steps(self, q, qd, previous, F, dt: float, count: int, bound, turns, lower, upper) -> tuple[int, int]:
         """Up to ``count`` steps under the held forces F in one compiled call (:func:`.newton.held_steps`: the
-        state arrays are updated in place, see there; each step made of sub-steps of ``fractions`` dt), continuing
-        from a state this model returned; only F is checked. Returns (steps taken, Newton iterations over them,
-        the energy the joints' dissipation took over them, J); (0, 0, 0.0) for a system without a compiled model."""
-        held_steps = self._entry_points()[2]
+        state arrays are updated in place, see there), continuing from a state this model returned; only F is
+        checked. Returns (steps taken, Newton iterations over them); (0, 0) for a system without a compiled
+        model."""
+        held_steps = self._entry_points().held_steps
         if held_steps is None:
-            return 0, 0, 0.0
-        _, taken, iterations, dissipated = held_steps(q, qd, previous, self._vector("F", F), float(dt), int(count),
-                                                      bound, turns, lower, upper, fractions)
-        return taken, iterations, dissipated
+            return 0, 0
+        _, taken, iterations = held_steps(q, qd, previous, self._vector("F", F), float(dt), int(count), bound, turns,
+                                          lower, upper)
+        return taken, iterations
 
     def _solve(self, q0, qd0, F, dt, guesses, failures=()) -> StepResult:
         """Newton from each guess in turn until one converges (a guess can lie outside Newton's basin
@@ -374,8 +384,9 @@ class DiscreteDynamicModel:
 
     def _newton(self, q0, qd0, F, dt, qd1) -> StepResult:
         """Newton's loop (:mod:`.newton`) from the guess q̇(k+1) = ``qd1``; ConvergenceError when it fails."""
-        data, step = self._entry_points()[:2]
-        status, iterations, residual, update = step(q0, qd0, F, float(dt), qd1)
+        entries = self._entry_points()
+        data = entries.data
+        status, iterations, residual, update = entries.step(q0, qd0, F, float(dt), qd1)
         if status != newton.OK:
             raise ConvergenceError(newton.describe(status, iterations, update))
         return StepResult(data.q.copy(), data.v.copy(), int(iterations), float(residual))
@@ -405,7 +416,8 @@ class DiscreteDynamicModel:
                 guesses.insert(0, lambda: self._extrapolate(qd, k))  # noqa: B023
             result = self._solve(qk, qdk, Fk, dt, guesses)
             q[k + 1], qd[k + 1], iterations[k] = result.q, result.qd, result.iterations
-        a, V = self._eval.evaluate(q, derivatives=False)
+        evaluated = self._eval.evaluate(q, derivatives=False)
+        a, V = evaluated.M, evaluated.potential_energy
         energy = 0.5 * np.einsum("ki,kij,kj->k", qd, a, qd) + V
         LOGGER.debug("discrete model: %d steps, mean %.2f Newton iterations", steps,
                      iterations.mean() if steps else 0.0)

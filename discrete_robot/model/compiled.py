@@ -35,7 +35,7 @@ nothing. One Data per thread. Usage::
 
 From Python, numba types a NamedTuple argument in Python at every call (~1 µs per array it holds; a plain array
 takes its C fast path): callers that call often pass a :class:`Binding` of the two instead
-(:func:`bound_rigid_body_terms`; :class:`Evaluator` keeps them for any batch).
+(:class:`Evaluator` keeps them for any batch).
 """
 
 import functools
@@ -57,6 +57,7 @@ from discrete_robot.geometry3d import (
 from discrete_robot.jit import Binding, bind, njit
 from discrete_robot.model.description import RobotModel
 from discrete_robot.model.kinematics import kinematic_tree
+from discrete_robot.model.lagrangian import Terms
 
 # columns of Model.links
 PARENT, FIRST_DOF, NDOF = range(3)
@@ -403,7 +404,7 @@ def rigid_body_terms(model, data, q, derivatives, only=-1):
 
 
 @njit
-def bound_rigid_body_terms(binding, q, derivatives):
+def _bound_rigid_body_terms(binding, q, derivatives):
     """:func:`rigid_body_terms` of a :class:`Binding`."""
     rigid_body_terms(binding.model, binding.data, q, derivatives)
 
@@ -435,14 +436,15 @@ class Evaluator:
             entry = kept[batch, derivatives] = (data, bind(self.model, data))
         return entry
 
-    def __call__(self, q: np.ndarray, derivatives: bool) -> tuple[np.ndarray, ...]:
-        """(a, V) or (a, V, ∂a/∂q, ∂V/∂q) at q (..., n): shapes (..., n, n), (...), (..., n, n, n), (..., n)."""
+    def __call__(self, q: np.ndarray, derivatives: bool) -> Terms:
+        """The :class:`~.lagrangian.Terms` at q (..., n): M (..., n, n), potential_energy (...) and, with
+        ``derivatives``, dM (..., n, n, n) and g (..., n)."""
         q = np.asarray(q, dtype=float)
         batch, n = q.shape[:-1], q.shape[-1]
         flat = np.ascontiguousarray(q.reshape(-1, n))
         data, binding = self._binding(flat.shape[0], bool(derivatives))
-        bound_rigid_body_terms(binding, flat, derivatives)
-        values = (data.M.reshape(batch + (n, n)).copy(), data.potential_energy.reshape(batch).copy())
-        if derivatives:
-            values += (data.dM.reshape(batch + (n, n, n)).copy(), data.g.reshape(batch + (n,)).copy())
-        return values
+        _bound_rigid_body_terms(binding, flat, derivatives)
+        M, V = data.M.reshape(batch + (n, n)).copy(), data.potential_energy.reshape(batch).copy()
+        if not derivatives:
+            return Terms(M, V)
+        return Terms(M, V, data.dM.reshape(batch + (n, n, n)).copy(), data.g.reshape(batch + (n,)).copy())

@@ -22,7 +22,7 @@ from discrete_robot.errors import InputError, ModelError
 from discrete_robot.model import compiled, mimic
 from discrete_robot.model.description import RobotModel
 from discrete_robot.model.kinematics import KinematicTree, kinematic_tree
-from discrete_robot.model.lagrangian import solve_mass_matrix
+from discrete_robot.model.lagrangian import Terms, solve_mass_matrix
 
 
 class RigidBodySystem:
@@ -65,9 +65,10 @@ class RigidBodySystem:
         """R_i I_i R_iᵀ, (..., L, 3, 3), kg m²."""
         return rotations @ self.tree.inertias @ np.swapaxes(rotations, -1, -2)
 
-    def evaluate(self, q, derivatives: bool = False) -> tuple[np.ndarray, ...]:
-        """(a, V), or (a, V, ∂a/∂q, ∂V/∂q) with ``derivatives``, at q (..., n): shapes (..., n, n), (...),
-        (..., n, n, n) with [k, i, j] = ∂a_ij/∂q_k, and (..., n); one pass of the compiled kernel."""
+    def evaluate(self, q, derivatives: bool = False) -> Terms:
+        """The :class:`~.lagrangian.Terms` at q (..., n): M = a (..., n, n), potential_energy = V (...), and with
+        ``derivatives`` dM = ∂a/∂q (..., n, n, n) with [k, i, j] = ∂a_ij/∂q_k and g = ∂V/∂q (..., n); one pass
+        of the compiled kernel."""
         q = self._q(q)
         if self._expanded is not None:
             return mimic.project_terms(self._S, self._expanded.evaluate(q @ self._S.T + self._c, derivatives))
@@ -75,24 +76,26 @@ class RigidBodySystem:
 
     def mass_matrix(self, q) -> np.ndarray:
         """a(q) = Σ_i Jᵀ diag(m_i E, I_i) J, shape (..., n, n), kg m² (kg for prismatic DOFs)."""
-        return self.evaluate(q)[0]
+        return self.evaluate(q).M
 
     def mass_matrix_and_potential(self, q) -> tuple[np.ndarray, np.ndarray]:
         """(a(q), V(q)) from one kinematics pass, shapes (..., n, n) and (...)."""
-        return self.evaluate(q)
+        terms = self.evaluate(q)
+        return terms.M, terms.potential_energy
 
     def potential(self, q):
         """V(q) = −Σ_i m_i gᵀ c_i(q), J (a float for one configuration, else shape (...))."""
-        V = self.evaluate(q)[1]
+        V = self.evaluate(q).potential_energy
         return float(V) if V.ndim == 0 else V
 
     def potential_gradient(self, q) -> np.ndarray:
         """∂V/∂q = −Σ_i m_i J_v,iᵀ g, shape (..., n), N m (N for prismatic DOFs)."""
-        return self.evaluate(q, derivatives=True)[3]
+        return self.evaluate(q, derivatives=True).g
 
     def mass_matrix_and_potential_derivatives(self, q) -> tuple[np.ndarray, np.ndarray]:
         """(∂a/∂q, ∂V/∂q) from one kinematics pass, shapes (..., n, n, n) and (..., n)."""
-        return self.evaluate(q, derivatives=True)[2:]
+        terms = self.evaluate(q, derivatives=True)
+        return terms.dM, terms.g
 
     def mass_matrix_derivatives(self, q) -> np.ndarray:
         """∂a/∂q, shape (..., n, n, n) with [k, i, j] = ∂a_ij/∂q_k.
@@ -104,11 +107,11 @@ class RigidBodySystem:
             a before k before-or-equal b:   −(ad_{ξ_k} ξ_a)ᵀ G^c_b ξ_b
             b before k:   −(ad_{ξ_k} ξ_a)ᵀ G^c_k ξ_b − (ad_{ξ_k} ξ_b)ᵀ G^c_k ξ_a
         """
-        return self.evaluate(q, derivatives=True)[2]
+        return self.evaluate(q, derivatives=True).dM
 
     # ------------------------------------------------------------------------------- Newton–Euler
 
-    def inverse_dynamics(self, q, qd, qdd) -> np.ndarray:
+    def inverse_dynamics(self, q, v, a) -> np.ndarray:
         """τ = M(q) q̈ + C(q, q̇) q̇ + ∂V/∂q by the recursive Newton–Euler algorithm, shape (n,), N m or N.
 
         Forward pass (world frame): angular velocity and acceleration of every link, linear
@@ -117,13 +120,13 @@ class RigidBodySystem:
         rotational DOFs, z_kᵀ f_i for prismatic ones.
         """
         n = self.dof
-        q, qd, qdd = (np.asarray(v, dtype=float) for v in (q, qd, qdd))
-        for name, value in (("q", q), ("qd", qd), ("qdd", qdd)):
+        q, v, a = (np.asarray(x, dtype=float) for x in (q, v, a))
+        for name, value in (("q", q), ("v", v), ("a", a)):
             if value.shape != (n,):
                 raise InputError(f"{name}: expected {n} values, got shape {value.shape}")
         if self._expanded is not None:
             S = self._S
-            return S.T @ self._expanded.inverse_dynamics(S @ q + self._c, S @ qd, S @ qdd)
+            return S.T @ self._expanded.inverse_dynamics(S @ q + self._c, S @ v, S @ a)
         tree, model = self.tree, self.model
         frames = tree.frames(q)
         L = len(model.links)
@@ -144,13 +147,13 @@ class RigidBodySystem:
                 a_i = a_o
                 for k in range(sl.start, sl.stop):
                     z = frames.dof_axes[k]
-                    dw = dw + np.cross(w, z) * qd[k] + z * qdd[k]
-                    w = w + z * qd[k]
+                    dw = dw + np.cross(w, z) * v[k] + z * a[k]
+                    w = w + z * v[k]
             else:
                 z, k = frames.dof_axes[sl.start], sl.start
                 s = frames.positions[i] - o
-                a_i = a_o + np.cross(dw_p, s) + np.cross(w_p, np.cross(w_p, s)) + 2.0 * np.cross(w_p, z) * qd[k] \
-                    + z * qdd[k]
+                a_i = a_o + np.cross(dw_p, s) + np.cross(w_p, np.cross(w_p, s)) + 2.0 * np.cross(w_p, z) * v[k] \
+                    + z * a[k]
             omega[i], alpha[i], acc[i] = w, dw, a_i
             rc = frames.com_positions[i] - frames.positions[i]
             a_c = a_i + np.cross(dw, rc) + np.cross(w, np.cross(w, rc))
@@ -166,23 +169,23 @@ class RigidBodySystem:
             tau[sl] = frames.dof_axes[sl] @ transmitted
         return tau
 
-    def bias_forces(self, q, qd) -> np.ndarray:
+    def bias_forces(self, q, v) -> np.ndarray:
         """C(q, q̇) q̇ + ∂V/∂q (Coriolis, centrifugal and gravity), shape (n,), by Newton–Euler."""
-        return self.inverse_dynamics(q, qd, np.zeros(self.dof))
+        return self.inverse_dynamics(q, v, np.zeros(self.dof))
 
-    def forward_dynamics(self, q, qd, tau) -> np.ndarray:
+    def forward_dynamics(self, q, v, tau) -> np.ndarray:
         """q̈ = M(q)⁻¹ (τ − C(q, q̇) q̇ − ∂V/∂q), shape (n,)."""
         tau = np.asarray(tau, dtype=float)
         if tau.shape != (self.dof,):
             raise InputError(f"tau: expected {self.dof} values, got shape {tau.shape}")
-        return solve_mass_matrix(self.mass_matrix(q), tau - self.bias_forces(q, qd))
+        return solve_mass_matrix(self.mass_matrix(q), tau - self.bias_forces(q, v))
 
-    def kinetic_energy(self, q, qd) -> float:
+    def kinetic_energy(self, q, v) -> float:
         """T = ½ q̇ᵀ M(q) q̇, J."""
-        qd = np.asarray(qd, dtype=float)
-        return 0.5 * float(qd @ self.mass_matrix(q) @ qd)
+        v = np.asarray(v, dtype=float)
+        return 0.5 * float(v @ self.mass_matrix(q) @ v)
 
-    def total_energy(self, q, qd) -> float:
+    def total_energy(self, q, v) -> float:
         """E = T + V, J."""
-        return self.kinetic_energy(q, qd) + self.potential(q)
+        return self.kinetic_energy(q, v) + self.potential(q)
 

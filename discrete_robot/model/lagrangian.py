@@ -7,9 +7,19 @@ discrete model, the variational integrators and the planners never depend on
 how M and V are computed.
 """
 
-from typing import Protocol, runtime_checkable
+from typing import NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
+
+
+class Terms(NamedTuple):
+    """What a vectorized system's ``evaluate(q, derivatives)`` gives from one pass, in Pinocchio's names; shapes
+    for configurations q (..., n)."""
+
+    M: np.ndarray                   # (..., n, n): the mass matrix M(q), kg m² (kg for prismatic DOFs)
+    potential_energy: np.ndarray    # (...): V(q), J
+    dM: np.ndarray | None = None    # (..., n, n, n): [k, i, j] = ∂M_ij/∂q_k (None without derivatives)
+    g: np.ndarray | None = None     # (..., n): ∂V/∂q, N m or N (None without derivatives)
 
 
 @runtime_checkable
@@ -18,7 +28,7 @@ class LagrangianSystem(Protocol):
 
     #: True when every method also takes a batch of configurations q of shape (..., n) and returns the
     #: values with that leading shape (callers then evaluate a batch in one call); a vectorized system may
-    #: also offer ``evaluate(q, derivatives)`` returning (M, V) or (M, V, ∂M/∂q, ∂V/∂q) from one pass.
+    #: also offer ``evaluate(q, derivatives)`` returning its :class:`Terms` from one pass.
     #: A system may also name its ``periodic`` coordinates, an (n,) bool array of the angles on which M and V
     #: depend 2π-periodically (the discrete stepper then carries their whole turns apart)
     vectorized: bool
@@ -67,8 +77,8 @@ def _dynamics_terms(system: LagrangianSystem, q: np.ndarray) -> tuple[np.ndarray
     """M(q), ∂M/∂q and ∂V/∂q, from one ``evaluate`` when the system is vectorized and has one."""
     evaluate = getattr(system, "evaluate", None)
     if evaluate is not None and system.vectorized:
-        M, _, dM, dV = evaluate(q, derivatives=True)
-        return M, dM, dV
+        terms = evaluate(q, derivatives=True)
+        return terms.M, terms.dM, terms.g
     return system.mass_matrix(q), system.mass_matrix_derivatives(q), system.potential_gradient(q)
 
 

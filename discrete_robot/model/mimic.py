@@ -16,6 +16,7 @@ from dataclasses import replace
 import numpy as np
 
 from discrete_robot.model.description import RobotModel
+from discrete_robot.model.lagrangian import Terms
 
 
 def expanded(model: RobotModel) -> tuple[RobotModel, np.ndarray, np.ndarray]:
@@ -31,11 +32,12 @@ def expanded(model: RobotModel) -> tuple[RobotModel, np.ndarray, np.ndarray]:
     return full, S, c
 
 
-def project_terms(S: np.ndarray, terms: tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:
-    """(a, V[, ∂a/∂q, ∂V/∂q]) of the model from the expanded model's terms at q̄ = S q + c (module docstring)."""
+def project_terms(S: np.ndarray, terms: Terms) -> Terms:
+    """The model's :class:`Terms` (a, V[, ∂a/∂q, ∂V/∂q]) from the expanded model's at q̄ = S q + c (module
+    docstring)."""
     # pairwise products (n̄²n and n̄³n operations): one four-operand einsum would loop over all six indices
-    a = S.T @ terms[0] @ S
-    if len(terms) == 2:
-        return a, terms[1]
-    da = np.einsum("ka,...kbc->...abc", S, S.T @ terms[2] @ S)
-    return a, terms[1], da, terms[3] @ S
+    a = S.T @ terms.M @ S
+    if terms.dM is None:
+        return Terms(a, terms.potential_energy)
+    da = np.einsum("ka,...kbc->...abc", S, S.T @ terms.dM @ S)
+    return Terms(a, terms.potential_energy, da, terms.g @ S)

@@ -212,7 +212,7 @@ def step_jacobians(model, data, q0, qd0, q1, qd1, dt, long_edge, lhs, J):
 
 
 @njit
-def bound_step_jacobians(binding, q0, qd0, q1, qd1, dt, long_edge, lhs, J):
+def _bound_step_jacobians(binding, q0, qd0, q1, qd1, dt, long_edge, lhs, J):
     """:func:`step_jacobians` of a :class:`discrete_robot.jit.Binding` (the calls from Python: see
     :mod:`discrete_robot.model.compiled`)."""
     step_jacobians(binding.model, binding.data, q0, qd0, q1, qd1, dt, long_edge, lhs, J)

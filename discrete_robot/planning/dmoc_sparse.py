@@ -60,7 +60,7 @@ from discrete_robot.jit import bind
 from discrete_robot.planning import dmoc_compiled
 from discrete_robot.planning.continuous_replay import replay_arm
 from discrete_robot.planning.dmoc import smooth_positions, time_grid, validated_endpoints
-from discrete_robot.planning.dmoc_compiled import LONG_EDGE, bound_step_jacobians
+from discrete_robot.planning.dmoc_compiled import LONG_EDGE, _bound_step_jacobians
 from discrete_robot.planning.sqp import OptimalControlSolution, SqpOutcome
 
 LOGGER = logging.getLogger(__name__)
@@ -212,9 +212,9 @@ class DmocProblem:
         q, qd, _ = self.layout.split(x)
         states = [np.ascontiguousarray(v) for v in (q[:-1], qd[:-1], q[1:], qd[1:])]
         if jacobian:
-            bound_step_jacobians(self._jacobians, *states, self._dt, LONG_EDGE, self._lhs, self._jacobian)
+            _bound_step_jacobians(self._jacobians, *states, self._dt, LONG_EDGE, self._lhs, self._jacobian)
         else:
-            compiled.bound_left_hand_sides(self._steps, *states, self._dt, self._lhs)
+            compiled._bound_left_hand_sides(self._steps, *states, self._dt, self._lhs)
         return q, qd
 
     def constraints(self, x: np.ndarray) -> np.ndarray:
@@ -269,7 +269,7 @@ class DmocProblem:
     def _step_jacobians(self, states: np.ndarray) -> np.ndarray:
         n = self.n
         columns = [np.ascontiguousarray(states[:, i * n:(i + 1) * n]) for i in range(4)]
-        bound_step_jacobians(self._jacobians, *columns, self._dt, LONG_EDGE, self._lhs, self._jacobian)
+        _bound_step_jacobians(self._jacobians, *columns, self._dt, LONG_EDGE, self._lhs, self._jacobian)
         return self._jacobian.copy()
 
     def guess(self, kind: str, limits=None) -> np.ndarray:
