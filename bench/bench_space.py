@@ -82,7 +82,7 @@ def forward_dynamics_call(robot: SpaceRobot, state, torques) -> tuple:
     binding = bind(model, data)
     args = (state.base_orientation, state.joint_orientations.reshape(-1, 4), state.joint_angles, state.base_position,
             state.quasi_velocities, torques, *kernels.pack_loads(robot, ()))
-    return (lambda: kernels.bound_forward_dynamics(binding, *args)), data
+    return (lambda: kernels._bound_forward_dynamics(binding, *args)), data
 
 
 def _compare(robot: SpaceRobot) -> dict:

@@ -35,13 +35,10 @@ Model/Data as Pinocchio's: :func:`compile_model` flattens a :class:`SpaceRobot` 
 (per body b (0 = base, 1..N links, parents first) its parent, joint DOF count, first rate index, first angle
 index, quaternion index and depth; the links on its path from the base; joint axes, fixed rotations, offsets
 r_p, CoMs R_b, masses and inertias; per arm the indices of its rates in u), :func:`create_data` allocates its
-:class:`Data` (every intermediate array, reused by every call; one per thread), and :func:`forward_dynamics`
-writes u̇ into ``data.ddq``::
-
-    model = compile_model(robot)
-    data = create_data(model)
-    status = forward_dynamics(model, data, base_q, joint_q, angles, base_position, u, tau, *pack_loads(robot, ()))
-    # status == OK: data.ddq = [V̇0, ω̇0, joint accelerations]; data.M, data.nle, data.tau = M, h, Q
+:class:`Data` (every intermediate array, reused by every call; one per thread), and the forward dynamics writes
+u̇ into ``data.ddq`` (data.M, data.nle, data.tau = M, h, Q). Its public face, with the state as one configuration
+vector and one velocity vector, is :func:`discrete_robot.dynamics.forward_dynamics`; the positional entry points
+here (``_forward_dynamics`` and its ``_bound_*`` forms) serve it, :mod:`.recursive` and :mod:`.kinematics`.
 
 The integrator built on these kernels is :mod:`.rkmk4`.
 
@@ -693,7 +690,7 @@ def solve_by_arms(model, data):
 
 
 @njit(allocates=False)
-def forward_kinematics(model, data, base_q, joint_q, angles, base_position, u):
+def _forward_kinematics(model, data, base_q, joint_q, angles, base_position, u):
     """Poses (:func:`configuration`) and velocities (:func:`velocities`) into ``data`` at the configuration (base
     attitude ``base_q``, spherical joints' ``joint_q`` (quaternions [w, x, y, z]), other joints' ``angles`` (rad),
     base CoM ``base_position`` (m, world)) and quasi-velocities ``u`` = [V0, ω0, joint rates]."""
@@ -702,10 +699,10 @@ def forward_kinematics(model, data, base_q, joint_q, angles, base_position, u):
 
 
 @njit(allocates=False)
-def equation_terms(model, data, base_q, joint_q, angles, base_position, u, torques, load_bodies, load_vectors,
-                   load_in_body):
+def _equation_terms(model, data, base_q, joint_q, angles, base_position, u, torques, load_bodies, load_vectors,
+                    load_in_body):
     """M, h and Q of M u̇ + h = Q into ``data.M``, ``data.nle``, ``data.tau`` (and the poses and velocities) at
-    the state of :func:`forward_kinematics` under joint ``torques`` and the loads of :func:`pack_loads`."""
+    the state of :func:`_forward_kinematics` under joint ``torques`` and the loads of :func:`pack_loads`."""
     configuration(model, data, base_q, joint_q, angles, base_position)
     partial_derivatives(model, data)
     mass_matrix(model, data)
@@ -716,37 +713,37 @@ def equation_terms(model, data, base_q, joint_q, angles, base_position, u, torqu
 
 
 @njit(allocates=False)
-def forward_dynamics(model, data, base_q, joint_q, angles, base_position, u, torques, load_bodies, load_vectors,
-                     load_in_body):
-    """u̇ = M⁻¹ (Q − h) into ``data.ddq`` at the state of :func:`equation_terms`. Returns a status code (OK when
+def _forward_dynamics(model, data, base_q, joint_q, angles, base_position, u, torques, load_bodies, load_vectors,
+                      load_in_body):
+    """u̇ = M⁻¹ (Q − h) into ``data.ddq`` at the state of :func:`_equation_terms`. Returns a status code (OK when
     solved, NOT_POSITIVE_DEFINITE when M is not)."""
-    equation_terms(model, data, base_q, joint_q, angles, base_position, u, torques, load_bodies, load_vectors,
-                   load_in_body)
+    _equation_terms(model, data, base_q, joint_q, angles, base_position, u, torques, load_bodies, load_vectors,
+                    load_in_body)
     if not solve_by_arms(model, data):
         return NOT_POSITIVE_DEFINITE
     return OK
 
 
 @njit
-def bound_forward_kinematics(binding, base_q, joint_q, angles, base_position, u):
-    """:func:`forward_kinematics` of a :class:`Binding` (the callers in Python)."""
-    forward_kinematics(binding.model, binding.data, base_q, joint_q, angles, base_position, u)
+def _bound_forward_kinematics(binding, base_q, joint_q, angles, base_position, u):
+    """:func:`_forward_kinematics` of a :class:`Binding` (the callers in Python)."""
+    _forward_kinematics(binding.model, binding.data, base_q, joint_q, angles, base_position, u)
 
 
 @njit
-def bound_equation_terms(binding, base_q, joint_q, angles, base_position, u, torques, load_bodies, load_vectors,
-                         load_in_body):
-    """:func:`equation_terms` of a :class:`Binding`."""
-    equation_terms(binding.model, binding.data, base_q, joint_q, angles, base_position, u, torques, load_bodies,
-                   load_vectors, load_in_body)
+def _bound_equation_terms(binding, base_q, joint_q, angles, base_position, u, torques, load_bodies, load_vectors,
+                          load_in_body):
+    """:func:`_equation_terms` of a :class:`Binding`."""
+    _equation_terms(binding.model, binding.data, base_q, joint_q, angles, base_position, u, torques, load_bodies,
+                    load_vectors, load_in_body)
 
 
 @njit
-def bound_forward_dynamics(binding, base_q, joint_q, angles, base_position, u, torques, load_bodies, load_vectors,
-                           load_in_body):
-    """:func:`forward_dynamics` of a :class:`Binding`."""
-    return forward_dynamics(binding.model, binding.data, base_q, joint_q, angles, base_position, u, torques,
-                            load_bodies, load_vectors, load_in_body)
+def _bound_forward_dynamics(binding, base_q, joint_q, angles, base_position, u, torques, load_bodies, load_vectors,
+                            load_in_body):
+    """:func:`_forward_dynamics` of a :class:`Binding`."""
+    return _forward_dynamics(binding.model, binding.data, base_q, joint_q, angles, base_position, u, torques,
+                             load_bodies, load_vectors, load_in_body)
 
 
 def check_status(status: int, robot: SpaceRobot, what: str) -> None:
@@ -757,12 +754,20 @@ def check_status(status: int, robot: SpaceRobot, what: str) -> None:
         raise ConvergenceError(f"{what} produced non-finite values")
 
 
-_SHARED: "weakref.WeakKeyDictionary[SpaceRobot, tuple[Model, Data, Binding]]" = weakref.WeakKeyDictionary()
+class Shared(NamedTuple):
+    """A robot's model, a data and their :class:`Binding` (:func:`shared`)."""
+
+    model: Model
+    data: Data
+    binding: Binding
 
 
-def shared(robot: SpaceRobot) -> tuple[Model, Data, Binding]:
-    """The model, a data and their :class:`Binding` for ``robot``, built on first use and kept while the robot
-    lives.
+_SHARED: "weakref.WeakKeyDictionary[SpaceRobot, Shared]" = weakref.WeakKeyDictionary()
+
+
+def shared(robot: SpaceRobot) -> Shared:
+    """The :class:`Shared` model, data and :class:`Binding` of ``robot``, built on first use and kept while the
+    robot lives.
 
     For the one-off evaluations of :mod:`.recursive` and :mod:`.kinematics` (one thread); a
     :class:`~discrete_robot.space.simulation.Simulator` owns its own data.
@@ -770,5 +775,5 @@ def shared(robot: SpaceRobot) -> tuple[Model, Data, Binding]:
     if robot not in _SHARED:
         model = compile_model(robot)
         data = create_data(model)
-        _SHARED[robot] = (model, data, bind(model, data))
+        _SHARED[robot] = Shared(model, data, bind(model, data))
     return _SHARED[robot]

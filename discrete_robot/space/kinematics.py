@@ -31,9 +31,9 @@ def configuration_arrays(state: SpaceRobotState) -> tuple:
 
 def evaluated(robot: SpaceRobot, state: SpaceRobotState) -> kernels.Data:
     """The shared data (:func:`.kernels.shared`) with the poses and velocities of ``state`` computed."""
-    _, data, binding = kernels.shared(robot)
-    kernels.bound_forward_kinematics(binding, *configuration_arrays(state), state.quasi_velocities)
-    return data
+    shared = kernels.shared(robot)
+    kernels._bound_forward_kinematics(shared.binding, *configuration_arrays(state), state.quasi_velocities)
+    return shared.data
 
 
 def body_poses(robot: SpaceRobot, state: SpaceRobotState) -> Poses:

@@ -33,13 +33,13 @@ def _arguments(robot: SpaceRobot, state: SpaceRobotState, loads, joint_torques) 
     validate_state(robot, state)
     loads = kernels.pack_loads(robot, validate_loads(robot, loads))
     torques = validate_joint_torques(robot, joint_torques)
-    return (kernels.shared(robot)[2], *configuration_arrays(state), state.quasi_velocities, torques, *loads)
+    return (kernels.shared(robot).binding, *configuration_arrays(state), state.quasi_velocities, torques, *loads)
 
 
 def _evaluate(robot: SpaceRobot, state: SpaceRobotState, loads, joint_torques) -> kernels.Data:
     """Validate, then fill the shared data with M, h and Q at ``state``."""
-    kernels.bound_equation_terms(*_arguments(robot, state, loads, joint_torques))
-    return kernels.shared(robot)[1]
+    kernels._bound_equation_terms(*_arguments(robot, state, loads, joint_torques))
+    return kernels.shared(robot).data
 
 
 def equation_terms(robot: SpaceRobot, state: SpaceRobotState, loads=(), joint_torques=None) -> EquationTerms:
@@ -54,9 +54,9 @@ def forward_dynamics(robot: SpaceRobot, state: SpaceRobotState, loads=(), joint_
     V̇0 is the rate of the base-frame components of the base CoM velocity; the CoM's inertial
     acceleration is R0 (V̇0 + ω0 × V0).
     """
-    status = kernels.bound_forward_dynamics(*_arguments(robot, state, loads, joint_torques))
+    status = kernels._bound_forward_dynamics(*_arguments(robot, state, loads, joint_torques))
     kernels.check_status(status, robot, "forward dynamics")
-    return kernels.shared(robot)[1].ddq.copy()
+    return kernels.shared(robot).data.ddq.copy()
 
 
 def inverse_dynamics(robot: SpaceRobot, state: SpaceRobotState, accelerations: np.ndarray, loads=()) -> np.ndarray:
@@ -71,7 +71,7 @@ def inverse_dynamics(robot: SpaceRobot, state: SpaceRobotState, accelerations: n
 
 def arm_dof_indices(robot: SpaceRobot) -> list[np.ndarray]:
     """Indices into u of each arm's joint rates (arms couple only through the base, eq. (39))."""
-    model = kernels.shared(robot)[0]
+    model = kernels.shared(robot).model
     return [rates[rates >= 0] for rates in model.arm_rates]
 
 

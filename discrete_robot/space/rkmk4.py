@@ -279,14 +279,14 @@ def _copy_state(y, base_q, joint_q, y_to, base_to, joints_to):
 
 
 @njit
-def bound_derivative(binding, y, base_q, joint_q, torques, load_bodies, load_vectors, load_in_body, out):
+def _bound_derivative(binding, y, base_q, joint_q, torques, load_bodies, load_vectors, load_in_body, out):
     """:func:`derivative` of a :class:`~discrete_robot.jit.Binding` of a model and this module's :class:`Data`."""
     return derivative(binding.model, binding.data, y, base_q, joint_q, torques, load_bodies, load_vectors,
                       load_in_body, out)
 
 
 @njit
-def bound_rkmk4_step(binding, y, base_q, joint_q, torques, load_bodies, load_vectors, load_in_body, dt, y_out,
+def _bound_rkmk4_step(binding, y, base_q, joint_q, torques, load_bodies, load_vectors, load_in_body, dt, y_out,
                      base_out, joints_out):
     """:func:`rkmk4_step` of a :class:`~discrete_robot.jit.Binding`."""
     return rkmk4_step(binding.model, binding.data, y, base_q, joint_q, torques, load_bodies, load_vectors,
@@ -294,7 +294,7 @@ def bound_rkmk4_step(binding, y, base_q, joint_q, torques, load_bodies, load_vec
 
 
 @njit
-def bound_rkmk4_steps(binding, y, base_q, joint_q, torques, load_bodies, load_vectors, load_in_body, dt, count,
+def _bound_rkmk4_steps(binding, y, base_q, joint_q, torques, load_bodies, load_vectors, load_in_body, dt, count,
                       y_out, base_out, joints_out):
     """:func:`rkmk4_steps` of a :class:`~discrete_robot.jit.Binding`."""
     return rkmk4_steps(binding.model, binding.data, y, base_q, joint_q, torques, load_bodies, load_vectors,

@@ -66,21 +66,26 @@ class Simulator:
     """
 
     def __init__(self, robot: SpaceRobot, state: SpaceRobotState, loads=(), joint_torques=None):
-        validate_state(robot, state)
         self.robot = robot
-        self.time = 0.0
         self._model = kernels.compile_model(robot)
         self._data = rkmk4.create_data(self._model)
         self._binding = bind(self._model, self._data)
-        self._substep = np.inf  # the last sub-step that succeeded; the next step starts from twice it
+        self._angles_start, self._rates_start, self._size = (int(i) for i in rkmk4.state_layout(self._model.counts))
         self.set_loads(loads, joint_torques)
+        self.reset(state)
+
+    def reset(self, state: SpaceRobotState) -> None:
+        """Start again from ``state`` at time 0 (validated; InputError on bad values), with the same loads and
+        joint torques and the compiled model and data kept."""
+        validate_state(self.robot, state)
+        self.time = 0.0
+        self._substep = np.inf  # the last sub-step that succeeded; the next step starts from twice it
         self._base_quaternion = state.base_orientation / np.linalg.norm(state.base_orientation)
         quaternions = np.asarray(state.joint_orientations, dtype=float).reshape(-1, 4)
         norms = np.linalg.norm(quaternions, axis=1, keepdims=True)
         self._joint_quaternions = quaternions / np.where(norms > 0, norms, 1.0)
-        report = momentum_report(robot, state)
-        self._angles_start, self._rates_start, size = (int(i) for i in rkmk4.state_layout(self._model.counts))
-        y = np.zeros(size)
+        report = momentum_report(self.robot, state)
+        y = np.zeros(self._size)
         y[rkmk4.CENTER:rkmk4.CENTER + 3] = report.center_of_mass
         y[rkmk4.LINEAR:rkmk4.LINEAR + 3] = report.linear
         y[rkmk4.ANGULAR:rkmk4.ANGULAR + 3] = report.angular
@@ -145,7 +150,7 @@ class Simulator:
             if self._substep >= dt:
                 y_out, base_out, joints_out = (np.empty_like(a) for a in (self._y, self._base_quaternion,
                                                                           self._joint_quaternions))
-                status, done = rkmk4.bound_rkmk4_steps(self._binding, self._y, self._base_quaternion,
+                status, done = rkmk4._bound_rkmk4_steps(self._binding, self._y, self._base_quaternion,
                                                        self._joint_quaternions, self.joint_torques,
                                                        *self._packed_loads, dt, left, y_out, base_out, joints_out)
                 self._y, self._base_quaternion, self._joint_quaternions = y_out, base_out, joints_out
@@ -170,14 +175,14 @@ class Simulator:
         y_out = np.empty_like(y)
         base_out = np.empty(4)
         joints_out = np.empty_like(joints)
-        status = rkmk4.bound_rkmk4_step(self._binding, y, base, joints, self.joint_torques, *self._packed_loads, dt,
+        status = rkmk4._bound_rkmk4_step(self._binding, y, base, joints, self.joint_torques, *self._packed_loads, dt,
                                         y_out, base_out, joints_out)
         return status, (y_out, base_out, joints_out)
 
     def _evaluate(self) -> None:
         """Fill the data at the current y (poses, base pose and quasi-velocities u)."""
         derivative = np.empty_like(self._y)
-        status = rkmk4.bound_derivative(self._binding, self._y, self._base_quaternion, self._joint_quaternions,
+        status = rkmk4._bound_derivative(self._binding, self._y, self._base_quaternion, self._joint_quaternions,
                                         self.joint_torques, *self._packed_loads, derivative)
         kernels.check_status(status, self.robot, f"the state at t = {self.time:.6g} s")
 
