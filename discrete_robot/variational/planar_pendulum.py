@@ -26,8 +26,9 @@ from discrete_robot.geometry2d import rotation2d
 
 
 @dataclass(frozen=True)
-class PlanarPendulumParams:
-    """The article's m = 1 kg, l = 9.81 m, so g/l = 1 s⁻²."""
+class PendulumParams:
+    """A bob of mass m (kg) on a massless rod of length l (m) under gravity g (m/s²): the article's m = 1 kg,
+    l = 9.81 m, so g/l = 1 s⁻² (the planar and the spherical pendulum's)."""
 
     mass: float = 1.0
     length: float = 9.81
@@ -35,7 +36,11 @@ class PlanarPendulumParams:
 
     def __post_init__(self):
         if not (self.mass > 0.0 and self.length > 0.0 and self.gravity >= 0.0):
-            raise InputError(f"planar pendulum: need mass > 0, length > 0, gravity >= 0, got {self}")
+            raise InputError(f"pendulum: need mass > 0, length > 0, gravity >= 0, got {self}")
+
+
+class PlanarPendulumParams(PendulumParams):
+    """The planar pendulum's parameters (:class:`PendulumParams`)."""
 
 
 @dataclass(frozen=True)

@@ -32,21 +32,13 @@ from scipy.integrate import solve_ivp
 
 from discrete_robot.errors import InputError
 from discrete_robot.geometry3d import cross
+from discrete_robot.variational.planar_pendulum import PendulumParams
 
 E3 = np.array([0.0, 0.0, 1.0])
 
 
-@dataclass(frozen=True)
-class SphericalPendulumParams:
-    """The article's m = 1 kg, l = 9.81 m (g/l = 1 s⁻²)."""
-
-    mass: float = 1.0
-    length: float = 9.81
-    gravity: float = 9.81
-
-    def __post_init__(self):
-        if not (self.mass > 0.0 and self.length > 0.0 and self.gravity >= 0.0):
-            raise InputError(f"spherical pendulum: need mass > 0, length > 0, gravity >= 0, got {self}")
+class SphericalPendulumParams(PendulumParams):
+    """The spherical pendulum's parameters (:class:`.planar_pendulum.PendulumParams`)."""
 
     @property
     def inertia(self) -> float:
