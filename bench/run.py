@@ -4,7 +4,7 @@ Each module exposes ``run() -> list[dict]``; an entry states a ratio measured
 against a baseline in the same run (absolute times on shared machines are
 noisy; ratios much less so), named in its ``baseline`` (and ``peer``, the library). One direction for every
 ratio against a peer: how many times faster (or more accurate) ours is, the peer's time (error) / ours, above
-1 when ours is better, as the README's table shows it; ratios that are not comparisons (growth with size, a
+1 when ours is better, as docs/benchmarks.md's tables show it; ratios that are not comparisons (growth with size, a
 drift, an overhead) say so in their ``unit``. Usage: ``python bench/run.py [--output F] [--only NAME ...]``.
 """
 

@@ -1,6 +1,7 @@
 """The README is a contract: every command of its ```bash blocks runs and exits 0.
 
-Each command of README.md's bash code blocks is either run here (one test case per command) or listed in
+So are the documents it sends a user to for the other commands (DOCUMENTS: docs/usage.md, docs/nodes.md).
+Each command of their bash code blocks is either run here (one test case per command) or listed in
 NOT_RUN with the reason it cannot run in a test; a command in neither fails
 ``test_every_readme_command_is_run_or_listed_as_not_run``, so a new README command has to be classified.
 
@@ -23,6 +24,9 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 README = (REPO / "README.md").read_text()
+#: the README and the documents it gives the rest of its commands to; their bash blocks are all run
+DOCUMENTS = ("README.md", "docs/usage.md", "docs/nodes.md")
+TEXT = "\n".join((REPO / name).read_text() for name in DOCUMENTS)
 VENV = REPO / ".venv"
 
 CLI = ".venv/bin/python -m discrete_robot"   # the commands this test runs: the package's command line
@@ -30,6 +34,7 @@ CLI = ".venv/bin/python -m discrete_robot"   # the commands this test runs: the 
 # README command prefix -> reason it is not run here. Prefixes of the command as shlex splits it, joined by
 # single spaces (comments stripped).
 NOT_RUN = {
+    "make setup": "creates the venv this test runs in (run before any test: CI's .ci/run, `make test`)",
     "make demo": "runs `make setup` and the whole demo; the demo's command is test/system/test_demo.py",
     "make test": "runs the whole test suite, this test included (recursion)",
     "mkdir -p ~/ws/src": "creates a colcon workspace in $HOME and clones `<this repository>` (a placeholder): "
@@ -40,9 +45,9 @@ NOT_RUN = {
     "ros2 launch": "needs the `ros2` CLI and `launch` of a system ROS 2 (not on PyPI); the launch files are "
                    "checked by test/system/test_launch_files.py, bringup, its equivalent, runs below",
     "ros2 run": "needs the `ros2` CLI of a system ROS 2; the node executables run in test/nodes/",
-    "ros2 security": "needs sros2 and a Fast DDS with its security plugins: a system ROS 2 (README, Security)",
+    "ros2 security": "needs sros2 and a Fast DDS with its security plugins: a system ROS 2 (docs/nodes.md, Security)",
     "export ROS_SECURITY_KEYSTORE=~/discrete_robot_keystore": "the secured shell of a system ROS 2, for the "
-                                                              "`ros2 run` commands after it (README, Security)",
+                                                              "`ros2 run` commands after it (docs/nodes.md, Security)",
 }
 
 # Shortened commands: README command prefix -> {option: value it is run with}. The README shows realistic
@@ -106,7 +111,7 @@ def matching(table: dict, command: str):
                 None)
 
 
-TOKENS = [tuple(tokens) for tokens in readme_commands(README)]
+TOKENS = [tuple(tokens) for tokens in readme_commands(TEXT)]
 COMMANDS = [text_of(tokens) for tokens in TOKENS]
 RUN = [tokens for tokens in TOKENS if text_of(tokens).startswith(CLI + " ")]
 
@@ -169,6 +174,8 @@ def failure(result: subprocess.CompletedProcess, argv: list[str]) -> str:
 
 def test_every_readme_command_is_run_or_listed_as_not_run():
     assert RUN, "found no `.venv/bin/python -m discrete_robot` command in README.md's bash blocks"
+    assert any(text_of(tokens).startswith(CLI + " ") for tokens in readme_commands(README)), \
+        "README.md's own bash blocks run no `.venv/bin/python -m discrete_robot` command"
     unclassified = [c for c in COMMANDS if not c.startswith(CLI + " ") and matching(NOT_RUN, c) is None]
     assert not unclassified, (f"README commands neither run by this test nor listed in its NOT_RUN table "
                               f"(add them to one of the two): {unclassified}")
@@ -179,7 +186,7 @@ def test_the_tables_name_only_commands_the_readme_has():
         stale = [key for key in table if not any(c == key or c.startswith(key + " ") for c in COMMANDS)]
         assert not stale, f"entries for commands the README no longer has: {stale}"
     for path in USER_FILES:
-        assert re.search(rf"(?<![\w/.]){re.escape(path)}\b", README), f"README names no {path}"
+        assert re.search(rf"(?<![\w/.]){re.escape(path)}\b", TEXT), f"no document of {DOCUMENTS} names {path}"
 
 
 @pytest.mark.parametrize("command", [pytest.param(c, marks=matching(MARKS, text_of(c)) or (), id=case_id(c))
