@@ -109,7 +109,7 @@ class _BindingType(types.StructRef):
 
 class Binding(structref.StructRefProxy):
     """A compiled capability's Model and its Data as one numba object, ``Binding(model, data)``, for the calls from
-    Python into kernels (each module's ``bound_*`` functions take it).
+    Python into kernels (each module's private ``_bound_*`` functions take it).
 
     numba types a NamedTuple argument field by field at every call from Python (about 1 µs per array it holds; a
     plain array takes its C fast path), and a Model/Data pair holds tens of arrays; a structref is typed once.

@@ -18,7 +18,7 @@ class Terms(NamedTuple):
 
     M: np.ndarray                   # (..., n, n): the mass matrix M(q), kg m² (kg for prismatic DOFs)
     potential_energy: np.ndarray    # (...): V(q), J
-    dM: np.ndarray | None = None    # (..., n, n, n): [k, i, j] = ∂M_ij/∂q_k (None without derivatives)
+    dM: np.ndarray | None = None  # noqa: N815  (..., n, n, n): [k, i, j] = ∂M_ij/∂q_k (None without derivatives)
     g: np.ndarray | None = None     # (..., n): ∂V/∂q, N m or N (None without derivatives)
 
 
