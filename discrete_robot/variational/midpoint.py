@@ -17,6 +17,10 @@ form through the forced discrete Legendre transforms::
 where the generalised force held over the step enters at the midpoint: f⁻ = f⁺ = h/2 · force.
 The first equation is implicit in q_{k+1} and solved by Newton's method; the second is explicit.
 p is the discrete counterpart of the continuous momentum M(q) q̇ (same units: kg m²/s or kg m/s).
+
+The step is symmetric: L_d(q1, q0, −h) = −L_d(q0, q1, h), so a step by −h from (q_{k+1}, p_{k+1}) (force held)
+returns to (q_k, p_k), and ``order`` 4 or 6 composes it (:mod:`discrete_robot.composition`), each sub-step a
+symplectic map, so the composition is one too.
 """
 
 import logging
@@ -24,6 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from discrete_robot.composition import FRACTIONS
 from discrete_robot.errors import ConvergenceError, InputError
 from discrete_robot.model.lagrangian import LagrangianSystem
 from discrete_robot.validation import finite_vector, positive_step
@@ -49,16 +54,20 @@ class MidpointVariationalIntegrator:
     """Forced discrete Euler–Lagrange equations of the midpoint discrete Lagrangian.
 
     ``tol`` is the convergence threshold on the residual of the implicit equation, relative to the momenta;
-    ``max_iter`` bounds the iterations before :class:`ConvergenceError` is raised.
+    ``max_iter`` bounds the iterations before :class:`ConvergenceError` is raised; ``order``: 2 (the midpoint
+    step), 4 or 6 (its compositions, module docstring).
     """
 
-    def __init__(self, system: LagrangianSystem, tol: float = 1e-14, max_iter: int = 50):
+    def __init__(self, system: LagrangianSystem, tol: float = 1e-14, max_iter: int = 50, order: int = 2):
         if not isinstance(system, LagrangianSystem):
             raise InputError(f"{type(system).__name__} does not implement the LagrangianSystem protocol")
         if not (0.0 < tol < 1.0):
             raise InputError(f"tol must be in (0, 1), got {tol}")
         if max_iter < 1:
             raise InputError(f"max_iter must be at least 1, got {max_iter}")
+        if order not in FRACTIONS:
+            raise InputError(f"order must be one of {sorted(FRACTIONS)}, got {order!r}")
+        self.fractions = FRACTIONS[order]
         self.system = system
         self.tol = float(tol)
         self.max_iter = int(max_iter)
@@ -135,8 +144,16 @@ class MidpointVariationalIntegrator:
         """One step (q_k, p_k) ↦ (q_{k+1}, p_{k+1}) under a generalised force held over the step (N m or N)."""
         n, h = self.dof, positive_step(h, "time step h")
         q, p = finite_vector(q, n, "q"), finite_vector(p, n, "p")
-        q1, p1, _ = self._step(q, p, h, np.zeros(n) if force is None else finite_vector(force, n, "force"))
+        q1, p1, _ = self._advance(q, p, h, np.zeros(n) if force is None else finite_vector(force, n, "force"))
         return q1, p1
+
+    def _advance(self, q: np.ndarray, p: np.ndarray, h: float, force: np.ndarray):
+        """One step of the integrator's order: its sub-steps of fractions h (some negative); (q1, p1, iterations)."""
+        iterations = 0
+        for fraction in self.fractions:
+            q, p, used = self._step(q, p, fraction * h, force)
+            iterations += used
+        return q, p, iterations
 
     def _step(self, q: np.ndarray, p: np.ndarray, h: float, force: np.ndarray):
         impulse = 0.5 * h * force
@@ -164,7 +181,7 @@ class MidpointVariationalIntegrator:
         iterations = np.zeros(n_steps, dtype=int)
         q[0], p[0] = q0, self.system.mass_matrix(q0) @ qd0
         for k in range(n_steps):
-            q[k + 1], p[k + 1], iterations[k] = self._step(q[k], p[k], h, forces[k])
+            q[k + 1], p[k + 1], iterations[k] = self._advance(q[k], p[k], h, forces[k])
         qd = np.array([np.linalg.solve(self.system.mass_matrix(qk), pk) for qk, pk in zip(q, p, strict=True)])
         energy = np.array([0.5 * float(pk @ qdk) + self.system.potential(qk) for qk, pk, qdk in zip(q, p, qd,
                                                                                                      strict=True)])
