@@ -16,12 +16,12 @@ Subscribes
 
 The joints are a joint_trajectory_controller named ``controller_name`` (discrete_robot.nodes.trajectory_controller:
 ``<controller_name>/follow_joint_trajectory``, ``/joint_trajectory``, ``/controller_state``, ``/query_state``,
-with JTC's parameters, goal checks, tolerances, interpolation and results; discrete_robot.discrete.execution).
+with JTC's parameters, goal checks, tolerances, interpolation and results; discrete_robot.control).
 Its joints: the ``joints`` parameter, else ``controllers_file``'s, else those a URDF's ``<ros2_control>`` tags
 give a command interface, else all; while it drives, the others are held at rest where they were when it took
 over.
 The reference is tracked by computed torque (feedforward inverse dynamics, or the points' efforts when every
-point has them, plus PD with gains ``kp`` 1/s², ``kd`` 1/s; discrete_robot.discrete.tracking), efforts saturated
+point has them, plus PD with gains ``kp`` 1/s², ``kd`` 1/s; discrete_robot.control.computed_torque), efforts saturated
 at the model's limits.
 
 Holding (``hold_on_start``, default true): the joints hold their position from the start, after ``reset`` (at
@@ -41,15 +41,14 @@ from rclpy.parameter import Parameter
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64, Float64MultiArray, String
 
+from discrete_robot.control.computed_torque import EffortCommand, TrajectoryTracking, at_limit
+from discrete_robot.control.joint_trajectory_controller import continuous_joints, controller_joints
 from discrete_robot.discrete.dissipation import Dissipation
-from discrete_robot.discrete.execution import continuous_joints, controller_joints, embed_reference
 from discrete_robot.discrete.integrators import IntegratorKind
 from discrete_robot.discrete.simulation import FixedStepSimulation
-from discrete_robot.discrete.tracking import saturate, tracking_torques
 from discrete_robot.errors import InputError
 from discrete_robot.model.description import package_config_path
 from discrete_robot.model.dynamics import RigidBodySystem
-from discrete_robot.model.lagrangian import generalized_forces
 from discrete_robot.model.sources import robot_description
 from discrete_robot.model.urdf import fixed_transforms, joint_transforms
 from discrete_robot.nodes.common import (
@@ -143,7 +142,7 @@ class DiscreteRobotNode(SimulatorNode):
         self.energy0 = self.simulation.energy()
         check_fixed_base_world(self.simulation, model, values["integrator"])
         self.gains = {name: values[name] for name in ("kp", "kd")}
-        self.effort = np.zeros(model.dof)
+        self.effort = EffortCommand(np.arange(model.dof), self.effort_limits)
 
         self.joint_pub = self.create_publisher(JointState, "joint_states", JOINT_STATE_QOS)
         self.energy_pub = self.create_publisher(Float64, ENERGY_TOPIC, STATE_QOS)
@@ -155,13 +154,14 @@ class DiscreteRobotNode(SimulatorNode):
         # the controller's joints within the model's; the others (held: their positions, set when the controller
         # takes over) are held at rest while it drives
         self.controlled = np.array([self.joints.index(name) for name in joints])
-        self.held: np.ndarray | None = None
         self.controller = TrajectoryControllerEndpoints(
             self, values["controller_name"], joints,
             declare_controller_parameters(self, values["controller_name"], joints, values["controllers_file"],
                                           gains=True),
             self._joint_state, topic_aliases=("joint_trajectory",), wraparound=continuous_joints(model, joints),
             velocity_limits=model.velocity_limits[self.controlled], update_period=1.0 / values["publish_rate"])
+        self.tracking = TrajectoryTracking(self.system, self.controlled, self.effort_limits, self.controller.sample,
+                                           self._pd_gains)
         self.hold_on_start = values["hold_on_start"]
         if self.hold_on_start:
             self.controller.hold()
@@ -183,12 +183,12 @@ class DiscreteRobotNode(SimulatorNode):
 
     def on_effort(self, msg: Float64MultiArray) -> None:
         try:
-            self.effort = finite_vector(msg.data, len(self.joints), "joint effort command")
+            self.effort.command = finite_vector(msg.data, len(self.joints), "joint effort command")
         except InputError as error:
             self.refusals.warning(str(error), f"ignored: {error} (joints: {', '.join(self.joints)})")
             return
         self.controller.release("replaced by a joint_effort_commands message")
-        self.held = None
+        self.tracking.release()
 
     def _joint_state(self) -> tuple[float, np.ndarray, np.ndarray]:
         """Simulated time (s), the controller's joints' positions and velocities: what the controller reads."""
@@ -198,15 +198,8 @@ class DiscreteRobotNode(SimulatorNode):
 
     def torques(self, t: float, q: np.ndarray, qd: np.ndarray) -> np.ndarray:
         """The generalised forces held over the step starting at simulated time t, saturated at the limits."""
-        reference = self.controller.sample(t)
-        if reference is None:
-            tau = saturate(self.effort, self.effort_limits)
-        else:
-            if self.controlled.size < len(self.joints):
-                reference = embed_reference(reference, self.controlled, self.held,
-                                            lambda qdd: generalized_forces(self.system, q, qd, qdd))
-            tau = tracking_torques(self.system, q, qd, reference, *self._pd_gains(), self.effort_limits)
-        saturated = np.flatnonzero(np.isfinite(self.effort_limits) & (np.abs(tau) >= self.effort_limits))
+        tau = (self.tracking if self.controller.active else self.effort).update(t, q, qd)
+        saturated = at_limit(tau, self.effort_limits)
         if saturated.size:
             self.saturation_log.warning("saturated", f"effort limits active on {[self.joints[i] for i in saturated]}")
         return tau
@@ -226,8 +219,8 @@ class DiscreteRobotNode(SimulatorNode):
         # commanded efforts are held over the tick's steps (the simulation then takes them in compiled runs); a
         # tracked trajectory's torques depend on each step's state
         tracking = self.controller.active
-        if tracking and self.held is None:
-            self.held = self.simulation.q.copy()
+        if tracking:
+            self.tracking.take_over(self.simulation.q)
         self.simulation.step(steps, self.torques if tracking else self.torques(self.world_time, None, None))
 
     def on_step_failed(self) -> None:
@@ -255,9 +248,9 @@ class DiscreteRobotNode(SimulatorNode):
     def _restart_commands(self, reason: str) -> None:
         """Effort commands cleared and the running goal ended (aborted with ``reason``): a new state (a reset, a
         set_state, the state before a failed step) starts without the commands meant for the old one."""
-        self.effort = np.zeros(len(self.joints))
+        self.effort.command = np.zeros(len(self.joints))
         self.controller.release(reason)
-        self.held = None
+        self.tracking.release()
 
     def publish_state(self, stamp) -> None:
         simulation = self.simulation

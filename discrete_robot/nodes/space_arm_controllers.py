@@ -6,7 +6,7 @@ trajectory_controller (``<name>/follow_joint_trajectory``, ``/controller_state``
 ``/joint_trajectory``) and JTC's parameters under ``<name>.`` (``<name>.constraints.goal_time``, ...; a
 ``controllers_file``'s ``<name>`` section gives them too). Its joints are the arm's entries of
 ``space_robot/joint_states``. At each tick the arms following a trajectory get computed torques on the
-floating base (discrete_robot.space.control, gains ``kp`` 1/s², ``kd`` 1/s), held over the tick's steps as
+floating base (discrete_robot.control.floating_base, gains ``kp`` 1/s², ``kd`` 1/s), held over the tick's steps as
 ros2_control holds a command between updates; the other arms keep the commanded torques. The torques are
 internal: the base reacts and the momenta change only by the external loads' impulse. The points' efforts
 are not used on this robot (its feedforward is the floating-base inverse dynamics of the reference).
@@ -17,13 +17,13 @@ from collections.abc import Callable
 import numpy as np
 from rclpy.parameter import Parameter
 
+from discrete_robot.control.floating_base import BASE, arm_torques
 from discrete_robot.nodes.common import ParameterSpec, StartupError, non_negative
 from discrete_robot.nodes.trajectory_controller import (
     CONTROLLERS_FILE,
     TrajectoryControllerEndpoints,
     declare_controller_parameters,
 )
-from discrete_robot.space.control import BASE, controlled_torques
 from discrete_robot.space.recursive import arm_dof_indices
 
 ARM_PARAMETERS = [
@@ -70,15 +70,10 @@ class SpaceArmControllers:
                   if controller.active]
         if not active:
             return None
-        sample, kp, kd = simulator.sample(), self.gains["kp"], self.gains["kd"]
-        controlled, accelerations = [], []
-        for controller, index in active:
-            desired = controller.sample(sample.time)
-            controlled.append(index)
-            accelerations.append(desired.qdd + kd * (desired.qd - sample.state.joint_rates[index])
-                                 + kp * (desired.q - sample.joint_positions[index]))
-        return controlled_torques(self.robot, sample.state, simulator.loads, commanded, np.concatenate(controlled),
-                                  np.concatenate(accelerations))
+        sample = simulator.sample()
+        return arm_torques(self.robot, sample.state, simulator.loads, commanded, sample.joint_positions,
+                           [(index, controller.sample(sample.time)) for controller, index in active],
+                           self.gains["kp"], self.gains["kd"])
 
     def tick(self, stamp, torques: np.ndarray) -> None:
         for controller, index in zip(self.controllers, self.indices, strict=True):

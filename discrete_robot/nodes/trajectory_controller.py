@@ -3,7 +3,7 @@
 A simulator creates a :class:`TrajectoryControllerEndpoints` named like the controller (``<name>/...``, as
 ros2_control names a controller's ``~/`` endpoints) and calls :meth:`~TrajectoryControllerEndpoints.tick`
 from its publish hook and :meth:`~TrajectoryControllerEndpoints.sample` from its control law; the goal life
-cycle is discrete_robot.discrete.execution's. Endpoints, as JTC's (joint_trajectory_controller.cpp, kilted):
+cycle is discrete_robot.control.joint_trajectory_controller's. Endpoints, as JTC's (its .cpp, kilted):
 
 - action ``<name>/follow_joint_trajectory`` (control_msgs/FollowJointTrajectory): goals checked in the goal
   callback and REJECTED with the reason logged; feedback (desired, actual, error, ``index``) at
@@ -35,7 +35,7 @@ from rclpy.parameter import Parameter
 from rclpy.task import Future
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
-from discrete_robot.discrete.execution import (
+from discrete_robot.control.joint_trajectory_controller import (
     ControllerSettings,
     Ended,
     ErrorCode,
@@ -48,7 +48,7 @@ from discrete_robot.discrete.execution import (
     seconds,
     validate_trajectory,
 )
-from discrete_robot.discrete.tracking import Interpolation, JointNamesError, Reference
+from discrete_robot.control.trajectory import Interpolation, JointNamesError, Reference
 from discrete_robot.errors import InputError
 from discrete_robot.nodes.common import (
     SERVICE_QOS,

@@ -8,7 +8,7 @@ import pytest
 
 pytestmark = pytest.mark.ros
 
-ARM = (Path(__file__).resolve().parents[1] / "discrete" / "arm3_ros2_control.urdf").read_text()
+ARM = (Path(__file__).resolve().parents[1] / "control" / "arm3_ros2_control.urdf").read_text()
 ACTION = "joint_trajectory_controller/follow_joint_trajectory"
 
 

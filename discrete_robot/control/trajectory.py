@@ -1,4 +1,4 @@
-"""Joint-trajectory tracking for a simulated robot: the reference, and feedforward inverse dynamics plus PD.
+"""Joint-trajectory references: a trajectory's points joined as joint_trajectory_controller joins them.
 
 A trajectory (knot times, positions and optionally velocities, accelerations and efforts per knot, in the
 model's joint order) becomes a reference interpolated segment by segment as ros2_controllers'
@@ -8,20 +8,7 @@ cubic (Hermite), otherwise a straight line; efforts, where both knots have them,
 knot the reference holds the first knot; after the last it holds the last knot as given (its velocities and
 accelerations, zero where it has none). Interpolation ``none`` forwards the next knot instead (JTC's ``none``).
 The owner of the reference prepends the robot's state as the knot the motion starts from (see
-discrete_robot.discrete.execution).
-
-The control law is computed torque: the desired acceleration corrected by PD,
-
-    τ = ID(q, q̇, q̈_d + k_d (q̇_d − q̇) + k_p (q_d − q)),
-
-i.e. feedforward inverse dynamics of the reference plus a PD term that acts through the
-same inverse dynamics, so k_p (1/s²) and k_d (1/s) give every joint the error dynamics
-ë + k_d ė + k_p e = 0 whatever its inertia. When the trajectory carries efforts (a plan on the
-same model), they replace the inverse dynamics of the reference as feedforward:
-
-    τ = τ_d + M(q) (k_d (q̇_d − q̇) + k_p (q_d − q)).
-
-τ is then saturated at the effort limits.
+discrete_robot.control.joint_trajectory_controller); discrete_robot.control.computed_torque tracks it.
 """
 
 import enum
@@ -30,7 +17,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from discrete_robot.errors import InputError
-from discrete_robot.model.lagrangian import generalized_forces
 
 
 class JointNamesError(InputError):
@@ -158,18 +144,3 @@ class TrajectoryReference:
         if fraction == 0.0:
             return self._efforts[k].copy()
         return (1.0 - fraction) * self._efforts[k] + fraction * self._efforts[k + 1]
-
-
-def tracking_torques(system, q: np.ndarray, qd: np.ndarray, reference: Reference, kp: float, kd: float,
-                     effort_limits: np.ndarray) -> np.ndarray:
-    """τ = ID(q, q̇, q̈_d + k_d (q̇_d − q̇) + k_p (q_d − q)), or with the reference's efforts τ_d as feedforward
-    τ = τ_d + M(q) (k_d (q̇_d − q̇) + k_p (q_d − q)); saturated at ±effort_limits (N m or N)."""
-    correction = kd * (reference.qd - qd) + kp * (reference.q - q)
-    if reference.effort is not None:
-        return saturate(reference.effort + system.mass_matrix(q) @ correction, effort_limits)
-    return saturate(generalized_forces(system, q, qd, reference.qdd + correction), effort_limits)
-
-
-def saturate(tau: np.ndarray, effort_limits: np.ndarray) -> np.ndarray:
-    """τ clipped to ±effort_limits (inf = unlimited)."""
-    return np.clip(tau, -effort_limits, effort_limits)

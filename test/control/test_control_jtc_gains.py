@@ -4,7 +4,8 @@
 import numpy as np
 import pytest
 
-from discrete_robot.discrete.tracking import Reference, tracking_torques
+from discrete_robot.control.computed_torque import tracking_torques
+from discrete_robot.control.trajectory import Reference
 from discrete_robot.model.description import load_model, package_config_path
 from discrete_robot.model.dynamics import RigidBodySystem
 from discrete_robot.model.lagrangian import generalized_forces

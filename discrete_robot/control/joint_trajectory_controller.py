@@ -25,7 +25,8 @@ compares the two point by point.
   ``goal_time`` after the last point it aborts (GOAL_TOLERANCE_VIOLATED) and holds where it is.
 - **Which joints** (:func:`controller_joints`): JTC's ``joints`` parameter when set, else the joints a URDF's
   ``<ros2_control>`` tags give a command interface, else every joint; the rest are held at rest where they
-  were (:func:`embed_reference` makes the reference of every joint from the controller's).
+  were (discrete_robot.control.computed_torque's ``embed_reference`` makes the reference of every joint from the
+  controller's).
 - **Continuous joints** (``ControllerSettings.wraparound``, :func:`continuous_joints`): a joint's position error
   is the shortest angle (cpp 1488-1500) and a motion starts from its position moved by whole turns to within π
   of the first point (trajectory.cpp 78-96), so it goes the short way.
@@ -40,12 +41,12 @@ an acceleration command interface), so acceleration tolerances never trip.
 
 import enum
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from discrete_robot.discrete.tracking import (
+from discrete_robot.control.trajectory import (
     MAX_KNOT_VALUE,
     MAX_POINTS,
     Interpolation,
@@ -256,21 +257,6 @@ def integrate_points(times: np.ndarray, positions: np.ndarray, velocities: np.nd
                 accelerations[k - 1] = 0.0
             velocities[k] = velocities[k - 1] + (accelerations[k - 1] + accelerations[k]) * 0.5 * dt
         positions[k] = positions[k - 1] + (velocities[k - 1] + velocities[k]) * 0.5 * dt
-
-
-def embed_reference(reference: Reference, indices: np.ndarray, held: np.ndarray,
-                    inverse_dynamics: Callable[[np.ndarray], np.ndarray]) -> Reference:
-    """The controller's ``reference`` (its joints, at model indices ``indices``) as a reference for all n
-    degrees of freedom: the others held at rest at ``held`` (n,; q̈_d = 0 there), as the controller holds its own
-    joints without a goal. With efforts, the others' feedforward is τ_i = ID(q̈_d)_i (``inverse_dynamics`` maps
-    the full q̈_d to τ, N m or N), which makes the law on them the computed torque without efforts."""
-    q, qd, qdd = held.copy(), np.zeros_like(held), np.zeros_like(held)
-    q[indices], qd[indices], qdd[indices] = reference.q, reference.qd, reference.qdd
-    effort = None
-    if reference.effort is not None:
-        effort = inverse_dynamics(qdd)
-        effort[indices] = reference.effort
-    return Reference(q, qd, qdd, effort, reference.index)
 
 
 def resolve_tolerance(default: float, given: float) -> float:

@@ -12,13 +12,16 @@ S_c the columns of the controlled joints. The torques are internal forces: the b
 momenta change only by the external loads' impulse (dP/dt = ΣF, dL/dt = Σ(x − c) × F + M; Papadopoulos &
 Dubowsky 1991; the paper's eqs. 19-53 integrate them).
 
-The computed-torque law itself (as discrete_robot.discrete.tracking): u̇_c = u̇_d + k_d (u_d − u) + k_p (q_d − q)
+The computed-torque law itself (as discrete_robot.control.computed_torque): u̇_c = u̇_d + k_d (u_d − u) + k_p (q_d − q)
 on the reported joint positions q (for a spherical joint its successive rotation angles, whose rates equal the
 joint rates u at zero angles only: there the law is exact, elsewhere it still converges at rest).
 """
 
+from collections.abc import Sequence
+
 import numpy as np
 
+from discrete_robot.control.trajectory import Reference
 from discrete_robot.space.recursive import equation_terms
 from discrete_robot.space.robot import SpaceRobot
 from discrete_robot.space.state import SpaceRobotState
@@ -43,3 +46,16 @@ def controlled_torques(robot: SpaceRobot, state: SpaceRobotState, loads, torques
     rhs = terms.generalized_forces - terms.bias - mass[:, BASE + controlled] @ accelerations
     given[controlled] = np.linalg.solve(system, rhs)[BASE + free.size:]
     return given
+
+
+def arm_torques(robot: SpaceRobot, state: SpaceRobotState, loads, commanded: np.ndarray, joint_positions: np.ndarray,
+                references: Sequence[tuple[np.ndarray, Reference]], kp: float, kd: float) -> np.ndarray:
+    """Joint torques (dof,) for arms that track references: for each (joint indices, desired state) in
+    ``references`` the computed-torque law u̇_c = u̇_d + k_d (u_d − u) + k_p (q_d − q) (``kp`` 1/s², ``kd`` 1/s) on
+    the reported ``joint_positions`` and the state's joint rates, solved on the floating base
+    (:func:`controlled_torques`); ``commanded`` on the other joints."""
+    controlled = [index for index, _ in references]
+    accelerations = [desired.qdd + kd * (desired.qd - state.joint_rates[index])
+                     + kp * (desired.q - joint_positions[index]) for index, desired in references]
+    return controlled_torques(robot, state, loads, commanded, np.concatenate(controlled),
+                              np.concatenate(accelerations))

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from discrete_robot.discrete.execution import (
+from discrete_robot.control.joint_trajectory_controller import (
     FLOAT_EPSILON,
     ControllerSettings,
     ErrorCode,
@@ -22,7 +22,7 @@ from discrete_robot.discrete.execution import (
     unwrap_start,
     validate_trajectory,
 )
-from discrete_robot.discrete.tracking import MAX_POINTS, Interpolation, JointNamesError, TrajectoryReference
+from discrete_robot.control.trajectory import MAX_POINTS, Interpolation, JointNamesError, TrajectoryReference
 from discrete_robot.errors import InputError
 
 JOINTS = ("joint1", "joint2")
@@ -333,7 +333,7 @@ def test_a_continuous_joint_s_error_is_the_shortest_angle_and_its_motion_the_sho
 
 
 def test_the_continuous_joints_are_those_the_urdf_declares_continuous():
-    from discrete_robot.discrete.execution import continuous_joints
+    from discrete_robot.control.joint_trajectory_controller import continuous_joints
     from discrete_robot.model.urdf_reader import model_from_urdf
 
     inertial = ('<inertial><origin xyz="0.5 0 0"/><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" '

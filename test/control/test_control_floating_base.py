@@ -1,4 +1,4 @@
-"""Computed torque on the free-floating space robot (discrete_robot.space.control): checked with the forward
+"""Computed torque on the free-floating space robot (discrete_robot.control.floating_base): checked with the forward
 dynamics (the accelerations it asks for are the ones the robot gets) and with the conservation of both momenta
 under internal torques while the arms track a motion."""
 
@@ -7,8 +7,8 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from discrete_robot.control.floating_base import controlled_torques
 from discrete_robot.model.description import load_model, package_config_path
-from discrete_robot.space.control import controlled_torques
 from discrete_robot.space.recursive import forward_dynamics
 from discrete_robot.space.robot import SpaceRobot
 from discrete_robot.space.simulation import Simulator

@@ -7,16 +7,16 @@ from types import SimpleNamespace as Msg
 import numpy as np
 import pytest
 
-from discrete_robot.discrete.execution import (
+from discrete_robot.control.computed_torque import embed_reference, tracking_torques
+from discrete_robot.control.joint_trajectory_controller import (
     ControllerSettings,
     ErrorCode,
     JointTrajectoryController,
     controller_joints,
-    embed_reference,
     validate_trajectory,
 )
+from discrete_robot.control.trajectory import JointNamesError, Reference
 from discrete_robot.discrete.simulation import FixedStepSimulation
-from discrete_robot.discrete.tracking import JointNamesError, Reference, tracking_torques
 from discrete_robot.errors import InputError
 from discrete_robot.model.dynamics import RigidBodySystem
 from discrete_robot.model.lagrangian import generalized_forces

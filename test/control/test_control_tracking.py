@@ -3,8 +3,9 @@
 import numpy as np
 import pytest
 
+from discrete_robot.control.computed_torque import saturate, tracking_torques
+from discrete_robot.control.trajectory import TrajectoryReference
 from discrete_robot.discrete.simulation import FixedStepSimulation
-from discrete_robot.discrete.tracking import TrajectoryReference, saturate, tracking_torques
 from discrete_robot.errors import ConvergenceError, InputError
 from discrete_robot.model.description import load_model, package_config_path
 from discrete_robot.model.dynamics import RigidBodySystem
