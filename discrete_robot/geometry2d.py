@@ -1,5 +1,5 @@
 """The one home of the planar primitives: the perpendicular, the planar cross product, angle wrapping,
-the 2-D rotation matrix and the yaw quaternion.
+the 2-D rotation matrix, planar poses (frame changes and the SE(2) exponential) and the yaw quaternion.
 
 Planar poses (x, y, θ) are the pushing world's (the table plane, REP 103: z up, θ counter-clockwise
 about z); in 3-D they are the rotation by θ about z, whose unit quaternion [w, x, y, z] (geometry3d's
@@ -70,6 +70,28 @@ def rotation2d(angle: float) -> np.ndarray:
     """R(θ) = [[cos θ, −sin θ], [sin θ, cos θ]]: turns a plane vector by ``angle`` rad counter-clockwise."""
     c, s = np.cos(angle), np.sin(angle)
     return np.array([[c, -s], [s, c]])
+
+
+def to_object(pose: np.ndarray, point: np.ndarray) -> np.ndarray:
+    """World point -> the frame of ``pose`` (x, y, θ): R(θ)ᵀ (p − (x, y)), m."""
+    return rotation2d(pose[2]).T @ (np.asarray(point, dtype=float)[:2] - pose[:2])
+
+
+def to_world(pose: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """Points (k, 2) in the frame of ``pose`` (x, y, θ) -> world: R(θ) r + (x, y), row by row, m."""
+    return np.asarray(points, dtype=float) @ rotation2d(pose[2]).T + pose[:2]
+
+
+def se2_exp_step(pose: np.ndarray, twist: np.ndarray) -> np.ndarray:
+    """The pose after moving for unit time with the constant twist (v_x, v_y, ω) (m/s, rad/s) in the frame of
+    ``pose``: the SE(2) exponential, exact, with its series to first order in ω below 1e-12 rad."""
+    v, omega = twist[:2], float(twist[2])
+    if abs(omega) < 1e-12:
+        displacement = v + 0.5 * omega * np.array([-v[1], v[0]])
+    else:
+        s, c = np.sin(omega), np.cos(omega)
+        displacement = np.array([[s, c - 1.0], [1.0 - c, s]]) @ v / omega
+    return np.array([*(pose[:2] + rotation2d(pose[2]) @ displacement), pose[2] + omega])
 
 
 def yaw_quaternion(yaw: float) -> tuple[float, float, float, float]:

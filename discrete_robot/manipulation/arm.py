@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from discrete_robot.errors import InputError
+from discrete_robot.errors import InfeasibleError, InputError
 from discrete_robot.manipulation.scene import DOWNWARD, TableScene
 from discrete_robot.model.description import RobotModel
 from discrete_robot.model.inverse_kinematics import ToolPoint, joint_path, tool_pose
@@ -64,6 +64,15 @@ class ArmFinger:
         xy = np.atleast_2d(np.asarray(xy, dtype=float))
         points = np.column_stack([xy, np.full(len(xy), self.height)])
         return joint_path(self.model, self.tool, points, q_seed, self.rotation)
+
+    def reaches(self, xy) -> bool:
+        """Whether the fingertip can be put at the world point ``xy`` (m) at the finger's height: inverse
+        kinematics from the ready configuration converges."""
+        try:
+            self.joint_path(np.asarray(xy, dtype=float)[None, :2], self.ready)
+        except InfeasibleError:
+            return False
+        return True
 
 
 @dataclass(frozen=True)

@@ -30,10 +30,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from discrete_robot import budget
-from discrete_robot.geometry2d import rotation2d, wrap_angle
+from discrete_robot.geometry2d import rotation2d, to_world, wrap_angle
 from discrete_robot.pushing.object_model import PushedObject
 from discrete_robot.pushing.polygon import centroid
-from discrete_robot.pushing.pose import to_world
 from discrete_robot.pushing.simulation import clearance, simulate_push
 from discrete_robot.validation import finite_vector
 
@@ -167,7 +166,8 @@ def plan_pushes(obj: PushedObject, start, goal, *, contact_friction: float, fing
                     and abs(wrap_angle(p[2] - goal[2])) <= angle_tolerance)
 
     if table is not None and not on_table(goal):
-        return result(False, f"goal {goal.round(4).tolist()} puts the object outside the table")
+        return result(False, f"goal {goal.round(4).tolist()} puts the object outside the table (x "
+                             f"{table[0]:g} to {table[2]:g} m, y {table[1]:g} to {table[3]:g} m)")
     if not reachable(goal[:2]):
         return result(False, f"goal {goal.round(4).tolist()} is unreachable for the arm")
     for _ in range(max_pushes):

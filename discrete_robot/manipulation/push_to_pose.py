@@ -63,29 +63,15 @@ def push_goal(scene: TableScene, goal, start, footprint=(), normal_force: float 
     return PushGoal(obj, start, goal, friction)
 
 
-def _reachable(arm: ArmFinger):
-    def reachable(point) -> bool:
-        try:
-            arm.joint_path(np.asarray(point, dtype=float)[None, :2], arm.ready)
-        except InfeasibleError:
-            return False
-        return True
-
-    return reachable
-
-
 def plan_push_motion(arm: ArmFinger, scene: TableScene, request: PushGoal, q_now, max_push_speed: float,
                      reposition_speed: float, position_tolerance: float, angle_tolerance: float) -> PushMotion:
     """Plan the pushes and the finger motion from the arm's state ``q_now``; InfeasibleError with the planner's
     reason (goal off the table, unreachable for the arm, no push within the search budget)."""
-    if not scene.footprint_on_table(request.goal):
-        raise InfeasibleError(f"goal {request.goal.round(4).tolist()} puts the object outside the table "
-                              f"(x {list(scene.table.x)}, y {list(scene.table.y)} m)")
     table = (scene.table.x[0], scene.table.y[0], scene.table.x[1], scene.table.y[1])
     finger = arm.position(q_now)
     plan = plan_pushes(request.obj, request.start, request.goal, contact_friction=request.contact_friction,
                        finger_radius=arm.radius, finger=finger, table=table, position_tolerance=position_tolerance,
-                       angle_tolerance=angle_tolerance, reachable=_reachable(arm))
+                       angle_tolerance=angle_tolerance, reachable=arm.reaches)
     if not plan.success:
         raise InfeasibleError(plan.message)
     owners = np.array([-1, *plan.segment_push])

@@ -16,8 +16,8 @@ import numpy as np
 
 from discrete_robot.config_files import load_yaml
 from discrete_robot.errors import InputError, ModelError
+from discrete_robot.geometry2d import to_world
 from discrete_robot.pushing.object_model import PushedObject, make_pushed_object
-from discrete_robot.pushing.pose import to_world
 from discrete_robot.validation import finite_scalar, finite_vector
 
 #: a spatial arm's fingertip axis must point this close to straight down (cosine) in its ready configuration

@@ -48,7 +48,7 @@ from visualization_msgs.msg import Marker, MarkerArray
 from discrete_robot.budget import limited
 from discrete_robot.config_files import regular_file
 from discrete_robot.errors import DiscreteRobotError
-from discrete_robot.geometry2d import yaw_quaternion
+from discrete_robot.geometry2d import to_world, yaw_quaternion
 from discrete_robot.manipulation.arm import ArmFinger
 from discrete_robot.manipulation.chain import PushedObjectState
 from discrete_robot.manipulation.push_to_pose import (
@@ -80,7 +80,6 @@ from discrete_robot.nodes.common import (
     seconds_to_duration_fields,
 )
 from discrete_robot.nodes.trajectory_planner_node import arm_state
-from discrete_robot.pushing.pose import to_world
 
 DEFAULT_MODEL = "planar_2link.yaml"
 #: the share of the goal's tolerances a plan may use: the rest is the executed push's margin over its plan (a plan

@@ -31,7 +31,7 @@ from visualization_msgs.msg import Marker, MarkerArray
 
 from discrete_robot.budget import limited
 from discrete_robot.errors import DiscreteRobotError
-from discrete_robot.geometry2d import yaw_quaternion
+from discrete_robot.geometry2d import to_world, yaw_quaternion
 from discrete_robot.nodes.common import (
     STATE_QOS,
     GuardedNode,
@@ -46,7 +46,6 @@ from discrete_robot.nodes.common import (
     positive,
 )
 from discrete_robot.pushing.object_model import make_pushed_object
-from discrete_robot.pushing.pose import to_world
 from discrete_robot.pushing.prediction import ContactMode, predict_push
 from discrete_robot.pushing.requests import (
     parse_predict_request,

@@ -5,9 +5,10 @@ Modules in their one-way order: each imports only modules of the layers before i
 1. solvers: :mod:`.power_program` (minimum of a Coulomb-friction power on an affine set of velocities);
    :mod:`.minimum_power`, the general solver for particles with constraints (the paper's examples on it, the
    snaked rope and the section-5 particle pushed by a fence, are test fixtures: test/support/paper_examples.py).
-2. geometry: :mod:`.polygon` (footprints, the outline's nearest point), :mod:`.pose` (planar poses).
-3. kernels: :mod:`.compiled` (the support friction and the prediction's solvers, numba; imports nothing of
-   pushing/).
+2. geometry: :mod:`.polygon` (footprints, the outline's nearest point; planar poses and the 2-D primitives are
+   :mod:`discrete_robot.geometry2d`'s).
+3. kernels: :mod:`.compiled` (the support friction, and ``predict``: the whole contact query in one kernel call;
+   numba; imports nothing of pushing/).
 4. support: :mod:`.support` (pressure models, each building its ``compiled.Model``), :mod:`.object_model`.
 5. prediction: :mod:`.prediction` (a planar object pushed by a finger).
 6. simulation: :mod:`.simulation` (the object's pose while the finger follows a path), :mod:`.streaming` (a

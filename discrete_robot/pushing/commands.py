@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 
 from discrete_robot.errors import InputError
+from discrete_robot.geometry2d import to_world
 from discrete_robot.plotting import new_figure, save_figure
-from discrete_robot.pushing.pose import to_world
 from discrete_robot.pushing.prediction import predict_push
 from discrete_robot.pushing.requests import (
     parse_predict_request,

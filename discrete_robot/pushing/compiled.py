@@ -24,11 +24,12 @@ The power kernels fill ``gradient`` (3,) and, with ``hessian``, ``matrix`` (3, 3
 """
 
 import math
+import threading
 from typing import NamedTuple
 
 import numpy as np
 
-from discrete_robot.jit import njit
+from discrete_robot.jit import Binding, bind, njit
 
 POINTS, POLYGON = 0, 1
 _NONE = np.empty(0)
@@ -296,6 +297,46 @@ def create_data() -> Data:
     shapes = {"edge": 2, "force": 2, "left": 2, "low": 2, "high": 2, "z": 2, "trial": 2, "step": 2, "reduced": 2,
               "hessian": (3, 3), "trial_hessian": (3, 3), "basis": (3, 2)}
     return Data(**{name: np.zeros(shapes.get(name, 3)) for name in Data._fields})
+
+
+class Outcome(NamedTuple):
+    """:func:`predict`'s answer from Python: ``status``, ``side`` and ``value`` as it returns them, and the
+    :class:`Data` holding the twist and force."""
+
+    status: int
+    side: float
+    value: float
+    data: Data
+
+
+class Predictor:
+    """:func:`predict` on one support's Model from Python, ``predictor(c, normal, direction, mu) -> Outcome``: a
+    Data and its Binding per thread (the kernels release the GIL, so two threads predicting pushes of one object
+    must not share a workspace; a Binding is typed once, where a Model and a Data passed apart would be typed
+    array by array at every call)."""
+
+    def __init__(self, model: Model):
+        self.model = model
+        self._local = threading.local()
+
+    def workspace(self) -> tuple[Data, Binding]:
+        """This thread's Data and its Binding with the model."""
+        entry = getattr(self._local, "entry", None)
+        if entry is None:
+            data = create_data()
+            entry = self._local.entry = (data, bind(self.model, data))
+        return entry
+
+    def __call__(self, c, normal, direction, mu) -> Outcome:
+        data, binding = self.workspace()
+        status, side, value = predict(binding, c, normal, direction, mu)
+        return Outcome(status, side, value, data)
+
+    def __getstate__(self):
+        return {"model": self.model}        # the threads' workspaces are not sent
+
+    def __setstate__(self, state):
+        self.__init__(state["model"])
 
 
 @njit

@@ -19,8 +19,7 @@ size or where its frame origin is.
 """
 
 import enum
-import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -46,7 +45,10 @@ class PressureModel(enum.Enum):
 class PushedObject:
     """A rigid object sliding on a table (object frame: the footprint's coordinates).
 
-    ``support`` is expressed in the local frame ``(r - origin) / scale``.
+    ``support`` is expressed in the local frame ``(r - origin) / scale``. Derived once, at construction (every
+    finger move reads them): ``size``, the footprint's largest extent along x or y, m (the scale of the
+    prediction's tolerances); ``circumradius``, the largest distance of the footprint from the object frame's
+    origin (the pose's point), m; ``friction_load`` = mu_s N, the largest friction force the table can exert, N.
     """
 
     footprint: np.ndarray
@@ -56,24 +58,14 @@ class PushedObject:
     support: SupportFriction
     origin: np.ndarray
     scale: float
+    size: float = field(init=False)
+    circumradius: float = field(init=False)
+    friction_load: float = field(init=False)
 
-    @functools.cached_property
-    def size(self) -> float:
-        """The footprint's largest extent along x or y, m (the scale of the prediction's tolerances)."""
-        return float(np.max(np.ptp(self.footprint, axis=0)))
-
-    @property
-    def circumradius(self) -> float:
-        """The largest distance of the footprint from the object frame's origin (the pose's point), m."""
-        return float(np.max(np.linalg.norm(self.footprint, axis=1)))
-
-    @property
-    def friction_load(self) -> float:
-        """mu_s N: the largest friction force the table can exert (N)."""
-        return self.support_friction * self.normal_force
-
-    def to_local(self, points: np.ndarray) -> np.ndarray:
-        return (np.asarray(points, dtype=float) - self.origin) / self.scale
+    def __post_init__(self):
+        object.__setattr__(self, "size", float(np.max(np.ptp(self.footprint, axis=0))))
+        object.__setattr__(self, "circumradius", float(np.max(np.linalg.norm(self.footprint, axis=1))))
+        object.__setattr__(self, "friction_load", self.support_friction * self.normal_force)
 
     def support_points(self) -> tuple[np.ndarray, np.ndarray] | None:
         """Support points (object frame, m) and normalised weights, or None for the exact uniform model."""

@@ -10,6 +10,7 @@ Imports nothing of :mod:`discrete_robot.pushing`; its one kernel, the outline po
 
 import logging
 import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -138,6 +139,23 @@ def contains(vertices: np.ndarray, points: np.ndarray) -> np.ndarray:
     rise = np.where(straddles, b[..., 1] - a[..., 1], 1.0)
     x_cross = a[..., 0] + (y - a[..., 1]) * (b[..., 0] - a[..., 0]) / rise
     return np.count_nonzero(straddles & (x < x_cross), axis=1) % 2 == 1
+
+
+class OutlinePoint(NamedTuple):
+    """The outline point nearest to a point (m), its distance (m), edge index and parameter along the edge in
+    [0, 1], and whether the point lies inside the footprint."""
+
+    point: np.ndarray
+    distance: float
+    edge: int
+    parameter: float
+    inside: bool
+
+
+def nearest_outline(vertices: np.ndarray, point: np.ndarray) -> OutlinePoint:
+    """:func:`closest_on_outline` of ``point`` (2,) and whether it is inside (:func:`contains`)."""
+    closest, distance, edge, parameter = closest_on_outline(vertices, point)
+    return OutlinePoint(closest, distance, edge, parameter, bool(contains(vertices, point[None])[0]))
 
 
 def closest_on_outline(vertices: np.ndarray, point: np.ndarray) -> tuple[np.ndarray, float, int, float]:

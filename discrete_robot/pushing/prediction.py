@@ -173,9 +173,8 @@ def predict_at_contact(obj: PushedObject, contact: Contact, pusher_velocity: np.
         return PushPrediction(np.zeros(3), np.full(2, np.nan), ContactMode.SEPARATING, zero, 0.0, 0.0, contact,
                               velocity, False)
     support = obj.support
-    data, binding = support.workspace()
-    c, direction = obj.to_local(contact.point), velocity / speed
-    status, side, value = compiled.predict(binding, c, normal, direction, contact_friction)
+    c, direction = (contact.point - obj.origin) / obj.scale, velocity / speed     # the support's local frame
+    status, side, value, data = support.predictor(c, normal, direction, contact_friction)
     if status == compiled.STALLED:
         least, load = _kink_minimum(support, data.wrench.copy(), data.least.copy())
         status, value = compiled.sliding_motion(least, load, c, normal, data.left, direction, side, data.edge,
@@ -281,7 +280,7 @@ def _newton_on_plane(support: SupportFriction, wrench: np.ndarray, start: np.nda
     """Damped Newton for min P on wrench . xi = 1 from ``start`` (:func:`.compiled.newton_on_plane`); returns
     (twist, dP/dxi, converged)."""
     twist, gradient = np.empty(3), np.empty(3)
-    data, _ = support.workspace()
+    data, _ = support.predictor.workspace()
     converged = compiled.newton_on_plane(support.model, data, wrench, np.asarray(start, dtype=float), MAX_ITERATIONS,
                                          NEWTON_TOLERANCE, ACCEPT_TOLERANCE, GRADIENT_ROUNDING, twist, gradient)
     return twist, gradient, bool(converged)

@@ -28,10 +28,9 @@ import numpy as np
 
 from discrete_robot import budget
 from discrete_robot.errors import InputError
-from discrete_robot.geometry2d import rotation2d
+from discrete_robot.geometry2d import rotation2d, se2_exp_step, to_object, to_world
 from discrete_robot.pushing.object_model import PushedObject
-from discrete_robot.pushing.polygon import closest_on_outline, contains, first_contact_fraction, outline_normal
-from discrete_robot.pushing.pose import se2_exp_step, to_object, to_world
+from discrete_robot.pushing.polygon import OutlinePoint, first_contact_fraction, nearest_outline, outline_normal
 from discrete_robot.pushing.prediction import Contact, ContactMode, PushPrediction, predict_at_contact
 from discrete_robot.validation import bounded_count, finite_scalar, positive_step
 
@@ -68,38 +67,37 @@ class PushTrajectory:
     centers_of_rotation: np.ndarray
 
 
-def _gap(obj: PushedObject, finger: np.ndarray, radius: float):
-    """Signed clearance between the finger disk and the footprint (negative: overlap), and the nearest outline
-    point with its edge and parameter (object frame)."""
-    closest, distance, edge, parameter = closest_on_outline(obj.footprint, finger)
-    inside = contains(obj.footprint, finger[None])[0]
-    return (-distance if inside else distance) - radius, closest, distance, inside, edge, parameter
+def _gap(obj: PushedObject, finger: np.ndarray, radius: float) -> tuple[float, OutlinePoint]:
+    """Signed clearance between the finger disk and the footprint (negative: overlap), and the outline point
+    nearest to the finger centre (object frame)."""
+    nearest = nearest_outline(obj.footprint, finger)
+    return (-nearest.distance if nearest.inside else nearest.distance) - radius, nearest
 
 
 def clearance(obj: PushedObject, pose, finger_world, radius: float) -> float:
     """Signed gap (m) between a finger disk of ``radius`` centred at ``finger_world`` and the object at ``pose``:
     negative when the finger penetrates the footprint."""
-    return float(_gap(obj, to_object(np.asarray(pose, dtype=float), np.asarray(finger_world, dtype=float)[:2]),
-                      radius)[0])
+    gap, _ = _gap(obj, to_object(np.asarray(pose, dtype=float), np.asarray(finger_world, dtype=float)[:2]), radius)
+    return float(gap)
 
 
-def _contact_normal(obj: PushedObject, finger: np.ndarray, closest, distance, inside, edge, parameter):
+def _contact_normal(obj: PushedObject, finger: np.ndarray, nearest: OutlinePoint):
     """Unit normal into the object at the contact: from the finger centre to the nearest outline point, or the
     outline's own normal when the centre is on or inside the outline."""
     size = obj.size
-    if not inside and distance > 1e-9 * size:
-        return (closest - finger) / distance
-    return outline_normal(obj.footprint, edge, parameter, 1e-9 * size)
+    if not nearest.inside and nearest.distance > 1e-9 * size:
+        return (nearest.point - finger) / nearest.distance
+    return outline_normal(obj.footprint, nearest.edge, nearest.parameter, 1e-9 * size)
 
 
 def _separate(obj: PushedObject, pose: np.ndarray, finger_world: np.ndarray, radius: float) -> np.ndarray:
     """Translate the object along the contact normal so that an overlapping finger just touches it."""
     finger = to_object(pose, finger_world)
-    gap, closest, distance, inside, edge, parameter = _gap(obj, finger, radius)
+    gap, nearest = _gap(obj, finger, radius)
     if gap >= -CONTACT_TOLERANCE * obj.scale:
         return pose
-    normal = _contact_normal(obj, finger, closest, distance, inside, edge, parameter)
-    shift = finger + radius * normal - closest
+    normal = _contact_normal(obj, finger, nearest)
+    shift = finger + radius * normal - nearest.point
     return np.array([*(pose[:2] + rotation2d(pose[2]) @ shift), pose[2]])
 
 
@@ -135,16 +133,16 @@ def _move(obj, pose, start, target, contact_friction, radius):
     pose = _separate(obj, pose, start, radius)
     finger = to_object(pose, start)
     move = rotation2d(pose[2]).T @ (target - start)
-    gap = _gap(obj, finger, radius)[0]
+    gap, _ = _gap(obj, finger, radius)
     if gap > CONTACT_TOLERANCE * obj.scale:
         fraction = first_contact_fraction(obj.footprint, finger, move, radius)
         if fraction is None or fraction >= 1.0:
             return pose, None
         finger = finger + fraction * move
         move = (1.0 - fraction) * move
-    _, closest, distance, inside, edge, parameter = _gap(obj, finger, radius)
-    normal = _contact_normal(obj, finger, closest, distance, inside, edge, parameter)
-    prediction = predict_at_contact(obj, Contact(point=closest, normal=normal), move, contact_friction)
+    _, nearest = _gap(obj, finger, radius)
+    normal = _contact_normal(obj, finger, nearest)
+    prediction = predict_at_contact(obj, Contact(point=nearest.point, normal=normal), move, contact_friction)
     if prediction.mode is ContactMode.SEPARATING:
         return pose, None
     pose = se2_exp_step(pose, prediction.twist)
@@ -187,7 +185,8 @@ def iter_push_simulation(obj: PushedObject, initial_pose, pusher_path, pusher_sp
     duration = arc[-1] / pusher_speed
     steps = bounded_count(np.ceil(duration / time_step - 1e-9), MAX_STEPS, f"a push of {duration:.3g} s in "
                           f"time_step {time_step:g} s", "MAX_STEPS", hint="increase time_step")
-    if _gap(obj, to_object(pose, path[0]), pusher_radius)[0] < -CONTACT_TOLERANCE * obj.scale:
+    gap, _ = _gap(obj, to_object(pose, path[0]), pusher_radius)
+    if gap < -CONTACT_TOLERANCE * obj.scale:
         raise InputError(f"the finger starts overlapping the object at {path[0].tolist()}")
     yield 0.0, PushStep(pose=pose, finger=path[0], mode=ContactMode.SEPARATING, prediction=None)
     distance = 0.0

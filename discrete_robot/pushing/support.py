@@ -41,7 +41,6 @@ the support centroid scaled by the footprint radius so that every quantity is
 O(1).
 """
 
-import threading
 from typing import Protocol
 
 import numpy as np
@@ -51,7 +50,6 @@ from scipy.spatial import KDTree
 
 from discrete_robot.errors import InputError
 from discrete_robot.geometry2d import perp
-from discrete_robot.jit import Binding, bind
 from discrete_robot.pushing import compiled
 from discrete_robot.pushing.polygon import centroid, contains, signed_area
 
@@ -87,41 +85,25 @@ class SupportFriction(Protocol):
     def dissipation(self, twist: np.ndarray, hessian: bool = False) -> tuple[float, np.ndarray, np.ndarray | None]:
         """(P, dP/dxi, d2P/dxi2 or None) at ``twist`` (not zero)."""
 
-    def workspace(self) -> tuple[compiled.Data, Binding]:
-        """This thread's :class:`.compiled.Data` and its Binding with ``model`` (:func:`.compiled.predict`'s)."""
+    #: :func:`.compiled.predict` on ``model``
+    predictor: compiled.Predictor
 
 
 class _CompiledSupport:
     """What both supports share: the compiled :class:`.compiled.Model`, completed with its pivot torque, its
-    dissipation, and a Data with its Binding per thread (the kernels release the GIL, so two threads predicting
-    pushes of one object must not share a workspace; a Binding is typed once, where a Model and Data passed apart
-    would be typed array by array at every call)."""
+    dissipation and its :class:`.compiled.Predictor`."""
 
     def _compile(self, model: compiled.Model):
         self.model = model
         self.pivot_torque = self.dissipation(np.array([self.centroid[1], -self.centroid[0], 1.0]))[0]
         self.model = model._replace(pivot_torque=self.pivot_torque)
-        self._local = threading.local()
+        self.predictor = compiled.Predictor(self.model)
 
     def dissipation(self, twist, hessian=False):
         """(P, dP/dξ, d²P/dξ² or None) at ``twist`` (not zero), by :func:`.compiled.dissipation`."""
         gradient, matrix = np.empty(3), np.empty((3, 3))
         power = compiled.dissipation(self.model, np.asarray(twist, dtype=float), hessian, gradient, matrix)
         return power, gradient, matrix if hessian else None
-
-    def workspace(self) -> tuple[compiled.Data, Binding]:
-        entry = getattr(self._local, "entry", None)
-        if entry is None:
-            data = compiled.create_data()
-            entry = self._local.entry = (data, bind(self.model, data))
-        return entry
-
-    def __getstate__(self):
-        return {name: value for name, value in self.__dict__.items() if name != "_local"}   # per thread, not sent
-
-    def __setstate__(self, state):
-        self.__dict__.update(state)
-        self._local = threading.local()
 
 
 def merged_points(points: np.ndarray, weights: np.ndarray, merge_distance: float) -> tuple[np.ndarray, np.ndarray]:

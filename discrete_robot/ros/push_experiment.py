@@ -20,10 +20,9 @@ from tqdm import tqdm
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from discrete_robot.errors import DiscreteRobotError
-from discrete_robot.geometry2d import yaw_of_quaternion
+from discrete_robot.geometry2d import to_world, yaw_of_quaternion
 from discrete_robot.manipulation.scene import load_scene, scene_path_for
 from discrete_robot.plotting import new_figure, save_figure
-from discrete_robot.pushing.pose import to_world
 from discrete_robot.ros.session import RosSession, stamp_seconds
 
 ARM_ACTION = "joint_trajectory_controller/follow_joint_trajectory"

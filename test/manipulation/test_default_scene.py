@@ -5,11 +5,11 @@ import pytest
 import yaml
 
 from discrete_robot.errors import InputError
+from discrete_robot.geometry2d import to_world
 from discrete_robot.manipulation.arm import ArmFinger
 from discrete_robot.manipulation.scene import default_scene, scene_for
 from discrete_robot.model.description import load_model, package_config_path
 from discrete_robot.model.inverse_kinematics import ToolPoint, tool_pose
-from discrete_robot.pushing.pose import to_world
 
 
 @pytest.mark.parametrize("name", ["planar_2link", "arm_6dof"])

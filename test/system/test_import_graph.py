@@ -27,7 +27,7 @@ LAYERS = {"nodes": 1, "ros": 2}          # everything else: the core, layer 0
 #: -> simulation); a module imports only modules of its own layer or below, and every module of pushing/ has a layer
 PUSHING_LAYERS = (
     ("solvers", {"power_program", "minimum_power"}),
-    ("geometry", {"polygon", "pose"}),
+    ("geometry", {"polygon"}),
     ("kernels", {"compiled"}),
     ("support", {"support", "object_model"}),
     ("prediction", {"prediction"}),
