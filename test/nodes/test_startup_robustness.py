@@ -3,6 +3,7 @@ one FATAL line naming the parameter or file and the reason, exit status 1, no tr
 FIFO or /dev/zero as model_file, a 100 MB or 10^5-deep YAML, non-UTF-8 text, names against the ROS rules, a
 300-link chain, an initial state out of proportion to the model)."""
 
+import copy
 import os
 
 import pytest
@@ -31,9 +32,9 @@ def _refused(ros, executable: str, params: dict) -> str:
 def _chain(links: int, gravity=(0.0, -9.81, 0.0)) -> dict:
     model = yaml.safe_load(package_config_path("planar_2link.yaml").read_text())
     template = model["links"][1]
-    model["links"] = [model["links"][0]] + [
-        {**template, "name": f"link{k + 1}", "parent": f"link{k}",
-         "joint": {**template["joint"], "name": f"joint{k + 1}"}} for k in range(1, links)]
+    model["links"] = [model["links"][0]] + [   # each link its own copy: a shared list would be a YAML alias
+        copy.deepcopy({**template, "name": f"link{k + 1}", "parent": f"link{k}",
+                       "joint": {**template["joint"], "name": f"joint{k + 1}"}}) for k in range(1, links)]
     model["gravity"] = list(gravity)
     model.pop("fingertip")
     return model
