@@ -9,6 +9,8 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from big_models import chain_urdf
 from discrete_robot import budget
@@ -239,6 +241,26 @@ def test_implausible_numbers_are_refused_naming_the_element_and_the_bound(replac
     with pytest.raises(ModelError) as error:
         model_from_urdf(_bad(replace).format(effort=1))
     assert message in str(error.value) and "\n" not in str(error.value), str(error.value)
+
+
+_HOSTILE = st.sampled_from([1e308, -1e308, 1e300, 1e12, 2e3, 1e3, 1.0, 1e-300, 5e-324, 0.0])
+
+
+@settings(max_examples=60, deadline=None)
+@given(mass=_HOSTILE, origin=_HOSTILE, com=_HOSTILE, inertia=_HOSTILE, multiplier=_HOSTILE)
+def test_any_number_is_refused_in_one_line_or_gives_a_finite_mass_matrix(mass, origin, com, inertia, multiplier):
+    """Before the bounds, a 1e308 mass or origin passed the finiteness check and M(q) came out nan."""
+    text = _bad((_MIMIC[0], _MIMIC[1].format(f'multiplier="{multiplier!r}"'))).format(effort=1) \
+        .replace('<mass value="2.0"/>', f'<mass value="{abs(mass)!r}"/>') \
+        .replace('<origin xyz="1.0 0 0"', f'<origin xyz="{origin!r} 0 0"') \
+        .replace('<origin xyz="0.5 0 0"/>', f'<origin xyz="{com!r} 0 0"/>') \
+        .replace('izz="0.03"', f'izz="{abs(inertia)!r}"')
+    try:
+        model = model_from_urdf(text)
+    except ModelError as error:
+        assert "\n" not in str(error)
+        return
+    assert np.all(np.isfinite(RigidBodySystem(model).mass_matrix(np.array([0.3]))))
 
 
 def test_a_mimic_within_the_bounds_still_loads():
