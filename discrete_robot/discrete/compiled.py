@@ -239,7 +239,7 @@ def step_terms(model, data, q0, qd0, q1, qd1, dt, jacobian):
                 bracket += Da[r, i, j] * qd0[i] * qd1[j]
         Df[r] = DV[r] - 0.5 * bracket
         lhs[r] = momentum / dt + Df[r]
-        noise[r] = _EPS * (scale / dt + abs(DV[r]) + cancellation[r])
+        noise[r] = _EPS * (scale / abs(dt) + abs(DV[r]) + cancellation[r])
     if not jacobian:
         return
     # ∂_k f at the vertices, zeroed where coordinate k has not yet moved, and its partial differences
@@ -287,9 +287,10 @@ def _bound_step(binding, q0, v0, tau, dt, guess):
 
 
 @njit
-def _bound_held_steps(binding, q, v, previous, tau, dt, count, bound, turns, lower, upper):
+def _bound_held_steps(binding, q, v, previous, tau, dt, count, bound, turns, lower, upper, fractions):
     """:func:`~.newton.held_steps` of a :class:`Binding`."""
-    return held_steps(binding.model, binding.data, q, v, previous, tau, dt, count, bound, turns, lower, upper)
+    return held_steps(binding.model, binding.data, q, v, previous, tau, dt, count, bound, turns, lower, upper,
+                      fractions)
 
 
 @njit

@@ -64,6 +64,7 @@ from discrete_robot.validation import positive_step
 LOGGER = logging.getLogger(__name__)
 
 _EPS = np.finfo(float).eps
+_WHOLE_STEP = np.ones(1)         # held_steps' fractions of a plain step
 
 
 @dataclass(frozen=True)
@@ -268,7 +269,7 @@ class DiscreteDynamicModel:
         cancellation = np.where(divided, sizes / np.where(dq == 0.0, 1.0, np.abs(dq)), 0.0)
         change_size = np.einsum("rij,r->ij", np.abs(Da), np.abs(dq)) + 2.0 * np.count_nonzero(divided) * np.abs(a1)
         momentum_size = np.abs(a1) @ np.abs(qd1 - qd0) + change_size @ np.abs(qd0)
-        noise = _EPS * (momentum_size / dt + np.abs(DV) + cancellation)
+        noise = _EPS * (momentum_size / abs(dt) + np.abs(DV) + cancellation)
         return _Terms(lhs, a1, Da, DV, dq, noise, da, dv)
 
     def python_terms(self, q0, qd0, q1, qd1, dt, jacobian, data: newton.Data) -> None:
@@ -356,17 +357,18 @@ class DiscreteDynamicModel:
                 return self._solve(q0, qd0, F, dt, guesses, [str(error)])
         return self._solve(q0, qd0, F, dt, guesses)
 
-    def held_steps(self, q, qd, previous, F, dt: float, count: int, bound, turns, lower, upper) -> tuple[int, int]:
+    def held_steps(self, q, qd, previous, F, dt: float, count: int, bound, turns, lower, upper,
+                   fractions=_WHOLE_STEP) -> tuple[int, int, float]:
         """Up to ``count`` steps under the held forces F in one compiled call (:func:`.newton.held_steps`: the
-        state arrays are updated in place, see there), continuing from a state this model returned; only F is
-        checked. Returns (steps taken, Newton iterations over them); (0, 0) for a system without a compiled
-        model."""
+        state arrays are updated in place, see there; each step made of sub-steps of ``fractions`` dt), continuing
+        from a state this model returned; only F is checked. Returns (steps taken, Newton iterations over them,
+        the energy the joints' dissipation took over them, J); (0, 0, 0.0) for a system without a compiled model."""
         held_steps = self._entry_points().held_steps
         if held_steps is None:
-            return 0, 0
-        _, taken, iterations = held_steps(q, qd, previous, self._vector("F", F), float(dt), int(count), bound, turns,
-                                          lower, upper)
-        return taken, iterations
+            return 0, 0, 0.0
+        _, taken, iterations, dissipated = held_steps(q, qd, previous, self._vector("F", F), float(dt), int(count),
+                                                      bound, turns, lower, upper, fractions)
+        return taken, iterations, dissipated
 
     def _solve(self, q0, qd0, F, dt, guesses, failures=()) -> StepResult:
         """Newton from each guess in turn until one converges (a guess can lie outside Newton's basin
