@@ -21,6 +21,7 @@ class Experiment(enum.Enum):
     SPHERICAL_PENDULUM = "spherical-pendulum"
     DUMBBELL = "dumbbell"
     CART_PENDULUM = "cart-pendulum"
+    CONVERGENCE = "convergence"         # error against h of the integrators above composed to orders 4 and 6
 
 
 ALL = "all"

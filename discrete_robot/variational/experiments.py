@@ -18,6 +18,8 @@ from pathlib import Path
 import numpy as np
 from scipy.integrate import solve_ivp
 
+from discrete_robot.composition import compose
+from discrete_robot.geometry2d import rotation2d
 from discrete_robot.plotting import new_figure, save_figure
 from discrete_robot.validation import positive_step
 from discrete_robot.variational import (
@@ -327,12 +329,133 @@ def run_cart_pendulum(output_dir: Path | None, duration: float | None = None) ->
     return result
 
 
+CONVERGENCE_ORDERS = (2, 4, 6)
+CONVERGENCE_PENDULUM_DURATION = 10.0
+"""s: the pendula's horizon (1.4 periods of the planar one from 90°; ``--duration`` changes it)."""
+CONVERGENCE_PENDULUM_STEPS = (32, 64, 128, 256, 512)
+"""Steps over the pendula's horizon: from 32, the triple jump's backward sub-step (1.7 h) is short enough for the
+planar LGVI's rotation (eq. (25): sin δ = hΩ − …, |sin δ| < 1)."""
+CONVERGENCE_ARM_DURATION = 1.0
+CONVERGENCE_ARM_STEPS = (20, 40, 80, 160, 320)
+CONVERGENCE_RESOLVED = 1e-11
+"""Errors below this are round-off (and the reference's own error, DOP853 at 1e-13): left out of the observed order."""
+
+
+def _arm_convergence_runs():
+    """{label: (run(order, steps) -> [q, q̇] at 1 s, reference)}: the midpoint VI and the discrete model on the
+    package's planar 2-link arm, released at q = (1, 0.2) rad, q̇ = (0, 1) rad/s, against DOP853."""
+    from discrete_robot.discrete.simulation import FixedStepSimulation
+    from discrete_robot.model.description import load_model, package_config_path
+    from discrete_robot.model.dynamics import RigidBodySystem
+    from discrete_robot.model.lagrangian import accelerations
+    from discrete_robot.variational.midpoint import MidpointVariationalIntegrator
+
+    system = RigidBodySystem(load_model(package_config_path("planar_2link.yaml")))
+    q0, qd0, T, zero = np.array([1.0, 0.2]), np.array([0.0, 1.0]), CONVERGENCE_ARM_DURATION, np.zeros(2)
+    reference = solve_ivp(lambda _t, y: np.concatenate([y[2:], accelerations(system, y[:2], y[2:], zero)]),
+                          (0.0, T), np.concatenate([q0, qd0]), method="DOP853", rtol=1e-13, atol=1e-13).y[:, -1]
+
+    def midpoint(order, steps):
+        trajectory = MidpointVariationalIntegrator(system, order=order).simulate(q0, qd0, T / steps, steps)
+        return np.concatenate([trajectory.q[-1], trajectory.qd[-1]])
+
+    def discrete(order, steps):
+        simulation = FixedStepSimulation(system, "discrete" if order == 2 else f"discrete{order}", T / steps, q0, qd0)
+        simulation.step(steps, zero)
+        return np.concatenate([simulation.q, simulation.qd])
+
+    return {"midpoint VI, planar 2-link arm": (midpoint, reference),
+            "discrete model, planar 2-link arm": (discrete, reference)}
+
+
+def _pendulum_convergence_runs(duration: float):
+    """{label: (run(order, steps) -> state at ``duration``, reference)}: the planar (SO(2)) and spherical (S²)
+    pendulum's LGVI, their compositions (both steps are symmetric: eq. (25) by −h from (R_{k+1}, Ω_{k+1}) gives
+    −δ, and (35) likewise), against the exact angle and DOP853."""
+    planar = planar_pendulum.PlanarPendulumParams()
+    theta0 = 0.5 * np.pi
+
+    def planar_run(order, steps):
+        step = compose(lambda state, h: planar_pendulum.lgvi_step(*state, h, planar), order)
+        state = (rotation2d(theta0), 0.0)
+        for _ in range(steps):
+            state = step(state, duration / steps)
+        return np.array([np.arctan2(state[0][1, 0], state[0][0, 0])])
+
+    exact = planar_pendulum.exact_angle_from_rest(planar, theta0, np.array([duration]))
+    spherical = spherical_pendulum.SphericalPendulumParams()
+    q0, omega0 = spherical_pendulum.article_initial_state()
+
+    def spherical_run(order, steps):
+        step = compose(lambda state, h: spherical_pendulum.lgvi_step(*state, h, spherical), order)
+        state = (q0, omega0)
+        for _ in range(steps):
+            state = step(state, duration / steps)
+        return np.concatenate(state)
+
+    tight = spherical_pendulum.simulate_rk45(spherical, q0, omega0, duration, 1e-13, method="DOP853")
+    return {"planar pendulum LGVI, SO(2)": (planar_run, exact),
+            "spherical pendulum LGVI, S²": (spherical_run, np.concatenate([tight.q[-1], tight.omega[-1]]))}
+
+
+def _observed_order(points) -> float:
+    """The slope of log error against log h between the two smallest steps whose errors are resolved, the most
+    asymptotic pair (at the largest steps the compositions' big sub-steps are not yet in their range; NaN with
+    fewer than 2 resolved)."""
+    resolved = [(h, e) for h, e in points if e > CONVERGENCE_RESOLVED]
+    if len(resolved) < 2:
+        return float("nan")
+    (h0, e0), (h1, e1) = resolved[-2:]
+    return float(np.log(e0 / e1) / np.log(h0 / h1))
+
+
+def run_convergence(output_dir: Path | None, duration: float | None = None) -> dict:
+    """Error against h for orders 2, 4 and 6 (:mod:`discrete_robot.composition`): the planar and spherical
+    pendulum's LGVI over ``duration`` (default 10 s), and the midpoint VI and the discrete model on a 2-link arm
+    over 1 s. Errors: ‖state − reference‖∞ at the end (the planar pendulum's: its angle, wrapped)."""
+    horizon = CONVERGENCE_PENDULUM_DURATION if duration is None else duration
+    runs = {label: (run, reference, CONVERGENCE_PENDULUM_STEPS, horizon)
+            for label, (run, reference) in _pendulum_convergence_runs(horizon).items()}
+    runs.update({label: (run, reference, CONVERGENCE_ARM_STEPS, CONVERGENCE_ARM_DURATION)
+                 for label, (run, reference) in _arm_convergence_runs().items()})
+    curves, orders = {}, {}
+    for label, (run, reference, steps, span) in runs.items():
+        curves[label], orders[label] = {}, {}
+        for order in CONVERGENCE_ORDERS:
+            points = []
+            for count in steps:
+                difference = run(order, count) - reference
+                if difference.size == 1:          # an angle
+                    difference = np.angle(np.exp(1j * difference))
+                points.append((span / count, float(np.max(np.abs(difference)))))
+            curves[label][order] = points
+            orders[label][order] = _observed_order(points)
+    result = {"experiment": Experiment.CONVERGENCE, "pendulum_duration": horizon,
+              "arm_duration": CONVERGENCE_ARM_DURATION, "observed_orders": orders,
+              "errors": {label: {order: [{"time_step": h, "error": e} for h, e in points]
+                                 for order, points in by_order.items()} for label, by_order in curves.items()}}
+    if output_dir is not None:
+        fig, axes = new_figure(2, 2, figsize=(9.0, 7.5))
+        for ax, (label, by_order) in zip(axes.flat, curves.items(), strict=True):
+            for order, points in by_order.items():
+                ax.loglog(*zip(*points, strict=True), "o-", markersize=4,
+                          label=f"order {order} (observed {orders[label][order]:.2f})")
+            ax.set_title(label, fontsize=10)
+            ax.set_xlabel("h [s]")
+            ax.set_ylabel("error at the end")
+            ax.grid(True, which="major", alpha=0.3)
+            ax.legend(fontsize=7)
+        result["plot"] = save_figure(fig, output_dir, "variational_convergence")
+    return result
+
+
 RUNNERS = {
     Experiment.MASS_SPRING: run_mass_spring,
     Experiment.PLANAR_PENDULUM: run_planar_pendulum,
     Experiment.SPHERICAL_PENDULUM: run_spherical_pendulum,
     Experiment.DUMBBELL: run_dumbbell,
     Experiment.CART_PENDULUM: run_cart_pendulum,
+    Experiment.CONVERGENCE: run_convergence,
 }
 
 

@@ -12,7 +12,7 @@ from discrete_robot.errors import InputError
 from discrete_robot.variational import Experiment, comparison
 
 SHORT = {Experiment.MASS_SPRING: 20.0, Experiment.PLANAR_PENDULUM: 30.0, Experiment.SPHERICAL_PENDULUM: 20.0,
-         Experiment.DUMBBELL: 30.0, Experiment.CART_PENDULUM: 2.0}
+         Experiment.DUMBBELL: 30.0, Experiment.CART_PENDULUM: 2.0, Experiment.CONVERGENCE: 10.0}
 
 
 def parse(argv):
@@ -30,6 +30,14 @@ def test_each_experiment_reports_its_figures_and_writes_a_plot(name, tmp_path):
     if name is Experiment.CART_PENDULUM:
         assert result["kinetic_shaping"]["phi_max_abs"] <= 0.101
         assert result["uncontrolled_falls_after"] < 1.0
+        return
+    if name is Experiment.CONVERGENCE:
+        # each integrator at its own order, and composed to 4 and 6 (the pendula against the exact angle and
+        # DOP853, the arms against DOP853)
+        assert len(result["observed_orders"]) == 4
+        for label, orders in result["observed_orders"].items():
+            for order, observed in orders.items():
+                assert abs(observed - int(order)) < 0.5, (label, order, observed)
         return
     vi = result["vi"]
     assert vi["steps"] > 0 and vi["cpu_seconds"] > 0.0
