@@ -29,6 +29,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from discrete_robot.geometry3d import copy_into, matrix_copy_into
 from discrete_robot.jit import Binding, bind, njit
 
 POINTS, POLYGON = 0, 1
@@ -46,7 +47,7 @@ GRADIENT_ROUNDING = 1e-14
 MAX_ITERATIONS = 50
 
 
-@njit
+@njit(allocates=False)
 def point_sums(x, y, weights, twist, hessian, rest, gradient, matrix, skip=-1):
     """Σ_i w_i |v_i| with v_i = v + ω perp(r_i), point ``skip`` left out (−1: none); a point slower than ``rest``
     (> 0) contributes v_i / rest to the unit velocity, an element of the subdifferential."""
@@ -81,7 +82,7 @@ def point_sums(x, y, weights, twist, hessian, rest, gradient, matrix, skip=-1):
     return power
 
 
-@njit
+@njit(allocates=False)
 def polygon_closed_form(ax, ay, tx, ty, lengths, area, tiny, twist, hessian, gradient, matrix):
     """Uniform pressure over the polygon with vertices (ax, ay) and unit edge directions (tx, ty) of ``lengths``:
     for each edge, h its signed distance from p (outward normal n = (t_y, −t_x)) and t0, t1 the coordinates of
@@ -133,7 +134,7 @@ def polygon_closed_form(ax, ay, tx, ty, lengths, area, tiny, twist, hessian, gra
     return abs(omega) * distance_integral / area
 
 
-@njit
+@njit(allocates=False)
 def _lever(i, px, py):
     """Row i of the lever [[1, 0], [0, 1], [−p_y, p_x]] that maps a force at p to its wrench about the origin."""
     if i == 0:
@@ -143,7 +144,7 @@ def _lever(i, px, py):
     return -py, px
 
 
-@njit
+@njit(allocates=False)
 def force_in_cone(start, end, normal, left, mu, cone_tolerance, force_rounding, force):
     """A force of the segment [start, end] inside the friction cone |f · t| ≤ μ f · n (t = ``left``), the middle
     of the part inside, into ``force``; returns whether there is one. The cone is widened to ``cone_tolerance``
@@ -180,7 +181,7 @@ def force_in_cone(start, end, normal, left, mu, cone_tolerance, force_rounding, 
 OK, NO_APPROACH, WRONG_SLIP, NO_ROOT, NO_STICKING_MINIMUM, PIVOT_AT_CONTACT, PIVOT_UNBALANCED, STALLED = range(8)
 
 
-@njit
+@njit(allocates=False)
 def sliding_motion(twist, load, c, normal, left, direction, side, edge, out_twist, force):
     """The sliding motion from the least-power twist ``twist`` on W · ξ = 1 (W the cone edge's wrench, ``edge`` its
     force direction n + side μ t; ``load`` = dP/dξ there): scaled so the contact point's velocity u has the
@@ -249,7 +250,7 @@ def polygon_model(gauss_x, gauss_y, gauss_weights, far, ax, ay, tx, ty, lengths,
                  cx=float(centroid[0]), cy=float(centroid[1]))
 
 
-@njit
+@njit(allocates=False)
 def dissipation(model, twist, hessian, gradient, matrix):
     """P(ξ) per unit μ N of the support ``model`` (a :class:`Model`), its gradient and Hessian."""
     if model.kind == POINTS:
@@ -396,7 +397,7 @@ def predict(binding, c, normal, direction, mu):
     return status, side, value
 
 
-@njit
+@njit(allocates=False)
 def _resting_point_forces(model, data, twist, c, low, high):
     """Sticking about the support point k at rest (the slowest under ``twist``): its static friction g (|g| ≤
     :func:`static_capacity`) and the finger force f = G + g must balance moments about c, so the finger forces
@@ -427,7 +428,7 @@ def _resting_point_forces(model, data, twist, c, low, high):
     return OK, k
 
 
-@njit
+@njit(allocates=False)
 def static_capacity(model, k):
     """The static friction support point k at rest can be credited with (unit μ N): its share w_k (to 1e-9) and
     what the others' Coulomb forces gain when the center of rotation moves off r_k by the rest resolution
@@ -443,7 +444,7 @@ def static_capacity(model, k):
     return model.weights[k] * (1.0 + 1e-9) + gained
 
 
-@njit
+@njit(allocates=False)
 def _slope(model, base, line, omega, twist, gradient, matrix):
     """dP/dω and d²P/dω² along the twists ξ = base + ω line (the gradient at ξ into ``gradient``)."""
     for i in range(3):
@@ -457,7 +458,7 @@ def _slope(model, base, line, omega, twist, gradient, matrix):
     return slope, curvature
 
 
-@njit
+@njit(allocates=False)
 def sticking_rotation(model, data, base, line, start, tolerance, max_iterations, gradient):
     """The root ω of P's slope along ξ = base + ω line (non-decreasing: P is convex) from ``start``, by Newton's
     method safeguarded with bracketing (rtsafe): Newton converges in a handful of evaluations on the closed-form
@@ -469,11 +470,11 @@ def sticking_rotation(model, data, base, line, start, tolerance, max_iterations,
     value, derivative = _slope(model, base, line, x, twist, current, matrix)
     low, high = -np.inf, np.inf
     best_x, best_value = x, value
-    gradient[:] = current
+    copy_into(current, gradient)
     previous_step = np.inf
     for _ in range(max_iterations):
         if abs(value) <= tolerance:
-            gradient[:] = current
+            copy_into(current, gradient)
             return True, x, value
         if value < 0.0:
             low = x
@@ -494,11 +495,11 @@ def sticking_rotation(model, data, base, line, start, tolerance, max_iterations,
         value, derivative = _slope(model, base, line, x, twist, current, matrix)
         if abs(value) < abs(best_value):
             best_x, best_value = x, value
-            gradient[:] = current
+            copy_into(current, gradient)
     return False, x, value
 
 
-@njit
+@njit(allocates=False)
 def null_basis(wrench, basis):
     """An orthonormal basis (3, 2) of the plane orthogonal to ``wrench`` into ``basis`` (Duff et al. 2017,
     "Building an orthonormal basis, revisited")."""
@@ -512,7 +513,7 @@ def null_basis(wrench, basis):
     basis[2, 0], basis[2, 1] = -sign * x, -y
 
 
-@njit
+@njit(allocates=False)
 def balanced(gradient, wrench, tolerance, rounding):
     """Whether some multiple of ``wrench`` balances dP/dξ (Newton's law, chart-free) to ``tolerance`` relative, or
     to ``rounding``: dP/dξ sums the support points' forces, of total magnitude 1 (μ N in the local frame), and
@@ -526,7 +527,7 @@ def balanced(gradient, wrench, tolerance, rounding):
     return math.sqrt(unbalanced) <= tolerance * math.sqrt(size) + rounding
 
 
-@njit
+@njit(allocates=False)
 def newton_on_plane(model, data, wrench, start, max_iterations, tolerance, accept_tolerance, rounding, twist,
                     gradient):
     """Damped Newton for min P on W · ξ = 1 (W = ``wrench``) from ``start``, in coordinates z of the plane
@@ -576,22 +577,22 @@ def newton_on_plane(model, data, wrench, start, max_iterations, tolerance, accep
         short_steps = short_steps + 1 if length < 1e-3 else 0
         if length < 1e-12 or short_steps >= 3:
             break
-        z[:] = trial
+        copy_into(trial, z)
         power = trial_power
-        gradient[:] = trial_gradient
-        H[:] = trial_H
+        copy_into(trial_gradient, gradient)
+        matrix_copy_into(trial_H, H)
     _on_plane(wrench, squared, basis, z, twist)
     return balanced(gradient, wrench, accept_tolerance, rounding)
 
 
-@njit
+@njit(allocates=False)
 def _on_plane(wrench, squared, basis, z, twist):
     """ξ = W/|W|² + B z."""
     for i in range(3):
         twist[i] = wrench[i] / squared + basis[i, 0] * z[0] + basis[i, 1] * z[1]
 
 
-@njit
+@njit(allocates=False)
 def _reduced_hessian(H, basis):
     """(Bᵀ H B)_11, _12, _22."""
     h11, h12, h22 = 0.0, 0.0, 0.0
