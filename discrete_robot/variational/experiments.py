@@ -442,6 +442,7 @@ def run_convergence(output_dir: Path | None, duration: float | None = None) -> d
                           label=f"order {order} (observed {orders[label][order]:.2f})")
             ax.set_title(label, fontsize=10)
             ax.set_xlabel("h [s]")
+            ax.tick_params(axis="x", which="minor", labelbottom=False)     # their labels overlap
             ax.set_ylabel("error at the end")
             ax.grid(True, which="major", alpha=0.3)
             ax.legend(fontsize=7)
