@@ -6,6 +6,8 @@ the same problem at several fixed step sizes, and each run gives one point, (CPU
 Problems, each over 1 s and 100 s, no torque, no damping, no joint limits:
 - ``arm_6dof`` (config/arm_6dof.yaml, fixed base, gravity) from q = initial + 0.3 rad, q̇ = 0.5 … −0.5 rad/s
   (the start bench_discrete uses); conserved: T + V.
+- ``ur5`` (example-robot-data's UR5 URDF, read by our URDF reader; fixed base, gravity) from the same start;
+  conserved: T + V. Over 100 s at h = 1 ms its drift is that of 10⁵ steps.
 - ``dual-arm space robot`` (config/space_robot_dual_arm.yaml, the paper's Table 1 robot, free floating, 6 + 12
   DOF, spherical joints) from ``random_state(rng(0), speed=2)`` (bench_space's state, 4 times as fast, so that the
   errors over 1 s stand above round-off); conserved: the momenta, of which the angular momentum about the system
@@ -14,7 +16,8 @@ Problems, each over 1 s and 100 s, no torque, no damping, no joint limits:
 Simulators (each on the same model: MuJoCo and Pinocchio read the arm's URDF from ``to_urdf``; the space robot is
 given to both from the same arrays, Pinocchio through bench_space's builder, MuJoCo as MJCF with a free joint and
 ball joints):
-- ours: the discrete model (Potts / Neuman–Tourassis, ``FixedStepSimulation(kind="discrete")``) and the midpoint
+- ours: the discrete model (Potts / Neuman–Tourassis, ``FixedStepSimulation(kind="discrete")``), its
+  compositions of order 4 and 6 (``kind="discrete4"``, ``"discrete6"``) on the arm and the UR5, and the midpoint
   variational integrator (``kind="variational"``) on the arm; RKMK4 (``space.simulation.Simulator``) on the
   space robot;
 - MuJoCo ``mj_step`` with its semi-implicit Euler and its RK4 integrators (contacts and limits disabled);
@@ -34,7 +37,9 @@ Errors at the final time T:
 CPU time: ``time.process_time`` around the stepping only (models built, kernels compiled and warm before), the
 least of up to three runs (repeated while a run takes under 0.5 s).
 
-Entries, per problem and horizon: (1) ratio = the fastest peer's CPU time / ours at a matched state error (the
+Entries, per problem, horizon and integrator of ours (the discrete model's entries are named by problem and
+horizon alone, its compositions' add their kind): (1) ratio = the fastest peer's CPU time / ours at a matched state
+error (the
 tightest resolved error both curves reach, interpolated log-log; NaN when there is none), and (2) ratio = the
 smallest peer drift / ours at a matched CPU time (a peer's curve extended log-log by up to 3 times in CPU time to meet
 ours). Per-peer ratios and every point are kept in the entries; a run that diverged has NaN errors.
@@ -63,6 +68,7 @@ from discrete_robot.discrete.simulation import FixedStepSimulation  # noqa: E402
 from discrete_robot.geometry3d import matrix_to_quaternion, quaternion_to_matrix  # noqa: E402
 from discrete_robot.model.description import load_model, package_config_path  # noqa: E402
 from discrete_robot.model.dynamics import RigidBodySystem  # noqa: E402
+from discrete_robot.model.example_robots import example_robot_path  # noqa: E402
 from discrete_robot.model.urdf import to_urdf  # noqa: E402
 from discrete_robot.plotting import new_figure, save_figure  # noqa: E402
 from discrete_robot.space.robot import SpaceRobot  # noqa: E402
@@ -73,8 +79,9 @@ EPSILON = np.finfo(float).eps
 REFERENCE_RTOL = 1e-12
 #: step sizes (s) per horizon (s): the 100 s runs take fewer, so the whole benchmark stays within minutes
 STEP_SIZES = {1.0: (1e-4, 3e-4, 1e-3, 3e-3, 1e-2), 100.0: (1e-3, 3e-3, 1e-2)}
-#: the variational integrator's step sizes over 100 s (its Python Newton loop costs ~0.4 ms a step)
-VARIATIONAL_STEPS_100S = (1e-2,)
+#: the step sizes over 100 s of the variational integrator (its Python Newton loop costs ~0.4 ms a step) and of
+#: discrete6 (nine sub-steps a step; its 100 s figure is its drift)
+LONG_RUN_STEPS_100S = {"ours: variational": (1e-2,), "ours: discrete6": (1e-2,)}
 #: state errors below this multiple of the reference's own error are not resolved (left out of the matching)
 RESOLVED = 10.0
 #: how far (factor in CPU time) a peer's drift curve is extrapolated log-log beyond its runs to meet ours
@@ -82,11 +89,13 @@ REACH = 3.0
 #: the space robot's start: bench_space's random state, 4 times as fast (rates ~2 rad/s), so that its integrators'
 #: errors over 1 s stand above round-off
 SPACE_SPEED = 2.0
-OURS = {"arm_6dof": "ours: discrete model", "dual-arm space robot": "ours: RKMK4"}
+#: ours per problem, each with its entries: the first names them by problem and horizon, the others add their kind
+DISCRETE = {"ours: discrete model": "discrete", "ours: discrete4": "discrete4", "ours: discrete6": "discrete6"}
+OURS = {"arm_6dof": tuple(DISCRETE), "ur5": tuple(DISCRETE), "dual-arm space robot": ("ours: RKMK4",)}
 PEERS = ("MuJoCo Euler", "MuJoCo RK4", "Pinocchio RK4")
-#: one colour per simulator across the panels (ours: blue and orange, the peers: green, red, purple)
-COLORS = {"ours: discrete model": "C0", "ours: RKMK4": "C0", "ours: variational": "C1", "MuJoCo Euler": "C2",
-          "MuJoCo RK4": "C3", "Pinocchio RK4": "C4"}
+#: one colour per simulator across the panels (ours: blue, orange, brown, pink; the peers: green, red, purple)
+COLORS = {"ours: discrete model": "C0", "ours: RKMK4": "C0", "ours: variational": "C1", "ours: discrete4": "C5",
+          "ours: discrete6": "C6", "MuJoCo Euler": "C2", "MuJoCo RK4": "C3", "Pinocchio RK4": "C4"}
 FIGURE_DIRS = (BENCH_DIR.parent / "docs" / "work_precision", BENCH_DIR.parent / "results")
 
 
@@ -237,15 +246,15 @@ def pinocchio_free_state(qpos: np.ndarray, qvel: np.ndarray) -> tuple[np.ndarray
 
 
 # ----------------------------------------------------------------------------------------------- problems
-def arm_problem() -> Problem:
-    """config/arm_6dof.yaml from bench_discrete's start; ours (discrete, variational), MuJoCo, Pinocchio."""
-    description = load_model(package_config_path("arm_6dof.yaml"))
+def fixed_base_problem(name: str, description) -> Problem:
+    """A fixed-base arm (``description``, a model) from bench_discrete's start; ours (the discrete model and its
+    compositions; the variational integrator on the arm), MuJoCo, Pinocchio."""
     system = RigidBodySystem(description)
     q0, v0 = description.initial_positions + 0.3, np.linspace(0.5, -0.5, description.dof)
     model = pin.buildModelFromXML(to_urdf(description))
     model.gravity.linear[:] = description.gravity
     if list(model.names)[1:] != list(description.joint_names):
-        raise AssertionError("Pinocchio orders the arm's joints differently")
+        raise AssertionError(f"Pinocchio orders the joints of {name} differently")
     data = model.createData()
 
     def energy(q, v):
@@ -258,13 +267,14 @@ def arm_problem() -> Problem:
             return simulation.q, simulation.qd
         return run
 
-    mj = _mujoco_model(description)
     same = lambda qpos, qvel: (np.array(qpos), np.array(qvel))  # noqa: E731 (the arm's coordinates agree)
-    simulators = {OURS["arm_6dof"]: ours("discrete"), "ours: variational": ours("variational"),
-                  "MuJoCo Euler": mujoco_run(mj, "Euler", q0, v0, same),
-                  "MuJoCo RK4": mujoco_run(_mujoco_model(description), "RK4", q0, v0, same),
-                  "Pinocchio RK4": pinocchio_rk4(model, q0, v0)}
-    return Problem("arm_6dof", model, q0, v0, lambda q, v: np.array([energy(q, v)]), simulators)
+    simulators = {label: ours(kind) for label, kind in DISCRETE.items()}
+    if name == "arm_6dof":
+        simulators["ours: variational"] = ours("variational")
+    simulators.update({"MuJoCo Euler": mujoco_run(_mujoco_model(description), "Euler", q0, v0, same),
+                       "MuJoCo RK4": mujoco_run(_mujoco_model(description), "RK4", q0, v0, same),
+                       "Pinocchio RK4": pinocchio_rk4(model, q0, v0)})
+    return Problem(name, model, q0, v0, lambda q, v: np.array([energy(q, v)]), simulators)
 
 
 def space_problem() -> Problem:
@@ -287,7 +297,7 @@ def space_problem() -> Problem:
         return pinocchio_state(robot, simulator.state)
 
     qpos0, qvel0 = mujoco_free_state(q0, v0)
-    simulators = {OURS["dual-arm space robot"]: ours}
+    simulators = {OURS["dual-arm space robot"][0]: ours}
     for integrator in ("Euler", "RK4"):
         mj = mujoco.MjModel.from_xml_string(space_robot_mjcf(robot))
         simulators[f"MuJoCo {integrator}"] = mujoco_run(mj, integrator, qpos0, qvel0, pinocchio_free_state)
@@ -345,30 +355,34 @@ def measure(problem: Problem, duration: float, step_sizes, references: tuple[dic
 
 
 def entries(result: dict) -> list[dict]:
-    """The two entries of one problem and horizon (see the module docstring)."""
-    label = f"{result['problem']}, {result['duration']:g} s"
+    """The two entries of each of ours on one problem and horizon (see the module docstring)."""
     curves = result["curves"]
-    ours = curves[OURS[result["problem"]]]
     floor = RESOLVED * result["reference_error"]
-    time_ratios = {peer: matched(ours, curves[peer], "state_error", "cpu_seconds", floor) for peer in PEERS}
-    drift_ratios = {peer: matched(ours, curves[peer], "cpu_seconds", "drift", reach=REACH) for peer in PEERS}
+    conserved = "momentum" if result["problem"] == "dual-arm space robot" else "energy"
 
     def best(ratios):
         finite = [r for r in ratios.values() if np.isfinite(r)]
         return min(finite) if finite else float("nan")
 
-    return [
-        {"name": f"{label}: CPU time at matched state error", "ratio": best(time_ratios),
-         "baseline": "the fastest of MuJoCo Euler/RK4 and Pinocchio RK4", "peer": "mujoco, pinocchio",
-         "unit": f"CPU time, peer / ours, at the tightest state error both reach above {RESOLVED:g} x the "
-                 "reference's own error (NaN: none)", "ratios": time_ratios,
-         "reference_error": result["reference_error"], "details": curves},
-        {"name": f"{label}: {'energy' if result['problem'] == 'arm_6dof' else 'momentum'} drift at matched CPU "
-                 "time", "ratio": best(drift_ratios), "baseline": "the least drift of MuJoCo Euler/RK4 and "
-         "Pinocchio RK4", "peer": "mujoco, pinocchio", "unit": "relative drift, peer / ours, at matched CPU time "
-         f"(the peer's curve extended log-log by up to {REACH:g}x in CPU time)",
-         "ratios": drift_ratios, "reference_drift": result["reference_drift"]},
-    ]
+    listed = []
+    for index, label in enumerate(OURS[result["problem"]]):
+        name = f"{result['problem']}, {result['duration']:g} s" + ("" if index == 0 else f", {DISCRETE[label]}")
+        ours = curves[label]
+        time_ratios = {peer: matched(ours, curves[peer], "state_error", "cpu_seconds", floor) for peer in PEERS}
+        drift_ratios = {peer: matched(ours, curves[peer], "cpu_seconds", "drift", reach=REACH) for peer in PEERS}
+        listed += [
+            {"name": f"{name}: CPU time at matched state error", "ratio": best(time_ratios),
+             "baseline": "the fastest of MuJoCo Euler/RK4 and Pinocchio RK4", "peer": "mujoco, pinocchio",
+             "unit": f"CPU time, peer / ours, at the tightest state error both reach above {RESOLVED:g} x the "
+                     "reference's own error (NaN: none)", "ratios": time_ratios,
+             "reference_error": result["reference_error"], "details": curves},
+            {"name": f"{name}: {conserved} drift at matched CPU time", "ratio": best(drift_ratios),
+             "baseline": "the least drift of MuJoCo Euler/RK4 and Pinocchio RK4", "peer": "mujoco, pinocchio",
+             "unit": "relative drift, peer / ours, at matched CPU time (the peer's curve extended log-log by up "
+                     f"to {REACH:g}x in CPU time)", "ratios": drift_ratios,
+             "reference_drift": result["reference_drift"]},
+        ]
+    return listed
 
 
 def plot(results: list[dict], output_dirs) -> list[Path]:
@@ -376,8 +390,8 @@ def plot(results: list[dict], output_dirs) -> list[Path]:
     fig, axes = new_figure(2, len(results), figsize=(4.2 * len(results), 7.0), squeeze=False)
     for column, result in enumerate(results):
         for row, (key, what) in enumerate((("state_error", "state error ‖(Δq, Δv·1 s)‖∞ (rad, m)"),
-                                           ("drift", "energy drift" if result["problem"] == "arm_6dof"
-                                            else "angular momentum drift"))):
+                                           ("drift", "angular momentum drift" if result["problem"] ==
+                                            "dual-arm space robot" else "energy drift"))):
             ax = axes[row, column]
             for label, points in result["curves"].items():
                 if points:
@@ -411,10 +425,12 @@ def run(step_sizes=None, output_dirs=FIGURE_DIRS) -> list[dict]:
     start = time.process_time()
 
     def skip(label, h):
-        return label == "ours: variational" and h not in VARIATIONAL_STEPS_100S
+        return label in LONG_RUN_STEPS_100S and h not in LONG_RUN_STEPS_100S[label]
 
+    problems = (fixed_base_problem("arm_6dof", load_model(package_config_path("arm_6dof.yaml"))),
+                fixed_base_problem("ur5", load_model(example_robot_path("ur5"))), space_problem())
     results = []
-    for problem in (arm_problem(), space_problem()):
+    for problem in problems:
         references = tuple(reference(problem.model, problem.q0, problem.v0, step_sizes, rtol)
                            for rtol in (REFERENCE_RTOL, 10.0 * REFERENCE_RTOL))
         for duration, sizes in sorted(step_sizes.items()):

@@ -5,6 +5,7 @@ import json
 
 import numpy as np
 import pytest
+import yaml
 
 from discrete_robot.cli import main
 from discrete_robot.discrete.dissipation import Dissipation
@@ -115,3 +116,18 @@ def test_damping_and_friction_take_exactly_the_energy_accounted_over_the_sub_ste
         assert simulation.dissipated_energy > 1.0
         assert abs(simulation.energy() + simulation.dissipated_energy - start) < 1e-12 * abs(start)
         assert abs(simulation.energy() + whole_steps - start) > 1e-6 * abs(start)
+
+
+def test_simulate_balances_the_energy_of_a_damped_arm_with_stops_over_sub_steps(capsys, tmp_path):
+    """``discrete simulate`` with joint damping, friction and position stops (as the node runs): E + W + S = E₀ to
+    round-off with discrete4, W being the work summed over the sub-steps."""
+    description = yaml.safe_load(package_config_path("planar_2link.yaml").read_text())
+    for link in description["links"]:
+        link["joint"]["dynamics"] = {"damping": [0.3], "friction": [0.2]}
+    model_file = tmp_path / "damped.yaml"
+    model_file.write_text(yaml.safe_dump(description))
+    assert main(["discrete", "simulate", "--model", str(model_file), "--integrator", "discrete4", "--dt", "0.01",
+                 "--duration", "3", "--qd0", "6", "-4", "--json", "--output-dir", str(tmp_path)]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["energy_dissipated_J"] > 1.0 and result["energy_removed_by_joint_stops_J"] > 0.1
+    assert result["max_relative_energy_drift"] < 1e-12
