@@ -84,7 +84,7 @@ def discrete() -> None:
         simulation.step(3, tau)
         simulation.step(2, lambda t, q, qd, tau=tau: tau)
     planar = RigidBodySystem(models[0])
-    for kind, dt in (("discrete", 0.1), ("variational", 1e-3), ("rk45", 1e-3)):
+    for kind, dt in (("discrete", 0.1), ("discrete4", 1e-3), ("variational", 1e-3), ("rk45", 1e-3)):
         FixedStepSimulation(planar, kind, dt, np.zeros(2), np.ones(2)).step(2, np.zeros(2))
 
 
