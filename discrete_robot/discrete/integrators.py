@@ -124,7 +124,8 @@ class DiscreteStepper:
             iterations, dissipated = 0, 0.0
         else:
             self._turns, self._offset = np.zeros(model.dof), None
-            result = model.step(q, qd, tau, fractions[0] * h)       # checks the state, τ and h > 0
+            h = positive_step(h, "time step")
+            result = model.step(q, qd, tau, fractions[0] * h)       # checks the state and τ
             iterations = result.iterations
             dissipated = newton.dissipated_work(np.asarray(q, dtype=float), result.q, fractions[0] * h,
                                                 model.damping, model.friction)

@@ -10,8 +10,10 @@ import yaml
 from discrete_robot.cli import main
 from discrete_robot.discrete.dissipation import Dissipation
 from discrete_robot.discrete.dynamic_model import DiscreteDynamicModel
+from discrete_robot.discrete.integrators import make_stepper
 from discrete_robot.discrete.partial_difference import PathOperator
 from discrete_robot.discrete.simulation import FixedStepSimulation
+from discrete_robot.errors import InputError
 from discrete_robot.model.description import load_model, package_config_path
 from discrete_robot.model.dynamics import RigidBodySystem
 from discrete_robot.model.example_robots import example_robot_path
@@ -131,3 +133,12 @@ def test_simulate_balances_the_energy_of_a_damped_arm_with_stops_over_sub_steps(
     result = json.loads(capsys.readouterr().out)
     assert result["energy_dissipated_J"] > 1.0 and result["energy_removed_by_joint_stops_J"] > 0.1
     assert result["max_relative_energy_drift"] < 1e-12
+
+
+def test_a_composed_step_refuses_a_negative_or_zero_step_as_the_plain_one_does():
+    """The sub-steps go back in time inside a step; the step itself must still go forward."""
+    system = RigidBodySystem(load_model(package_config_path("planar_2link.yaml")))
+    for kind in ("discrete", "discrete4", "discrete6"):
+        for h in (-0.01, 0.0):
+            with pytest.raises(InputError, match="time step"):
+                make_stepper(kind, system).step(np.zeros(2), np.zeros(2), np.zeros(2), h)
