@@ -44,7 +44,6 @@ from discrete_robot.discrete import IntegratorKind
 from discrete_robot.discrete.dissipation import Dissipation
 from discrete_robot.discrete.integrators import make_stepper
 from discrete_robot.errors import InputError
-from discrete_robot.jit import bind
 from discrete_robot.model.description import RobotModel
 from discrete_robot.model.dynamics import RigidBodySystem
 from discrete_robot.model.lagrangian import accelerations, generalized_forces
@@ -53,7 +52,7 @@ from discrete_robot.space.kinematics import configuration_arrays
 from discrete_robot.space.loads import ExternalLoad, LoadFrame, validate_loads
 from discrete_robot.space.robot import JointKind, SpaceRobot
 from discrete_robot.space.simulation import Simulator
-from discrete_robot.space.state import SpaceRobotState, validate_state
+from discrete_robot.space.state import SpaceRobotState
 from discrete_robot.validation import finite_vector, positive_step
 
 __all__ = ["Data", "ExternalLoad", "Model", "build_model", "forward_dynamics", "inverse_dynamics", "mass_matrix",
@@ -73,11 +72,11 @@ class Model:
     nv: int
     integrator: str                 # an IntegratorKind value (fixed base) or "rkmk4" (floating base)
     robot_model: RobotModel
-    system: object = None           # fixed base: the RigidBodySystem
-    dissipation: object = None      # fixed base: the joints' Dissipation, or None
-    robot: object = None            # floating base: the SpaceRobot
-    angle_slots: np.ndarray = None          # floating base: where in q the joint angles are (state order)
-    quaternion_slots: np.ndarray = None     # ... and each spherical joint's quaternion, as (w, x, y, z) slots
+    system: RigidBodySystem | None = None       # fixed base: its rigid-body terms
+    dissipation: Dissipation | None = None      # fixed base: the joints' damping and friction, if any
+    robot: SpaceRobot | None = None             # floating base: the space robot
+    angle_slots: np.ndarray | None = None       # floating base: where in q the joint angles are (state order)
+    quaternion_slots: np.ndarray | None = None  # ... and the base's and each spherical joint's quaternion (w, x, y, z)
 
     @property
     def floating(self) -> bool:
@@ -98,9 +97,9 @@ class Data:
     ddq: np.ndarray     # (nv,): the acceleration of the last forward_dynamics
     tau: np.ndarray     # (nv,): the generalised force of the last inverse_dynamics
     M: np.ndarray       # (nv, nv): the mass matrix of the last mass_matrix
-    _stepper: object = field(default=None, repr=False)     # the fixed base's integrator, or the floating base's
-    _last: tuple = field(default=None, repr=False)         # what the stepper returned last (fixed base)
-    _kernels: object = field(default=None, repr=False)     # the floating base's kernel data and binding
+    _stepper: object = field(default=None, repr=False)      # a fixed base's Stepper, a floating base's Simulator
+    _last: tuple | None = field(default=None, repr=False)   # what the stepper returned last (fixed base)
+    _kernels: kernels.Shared | None = field(default=None, repr=False)   # a floating base's kernel data, binding
 
 
 def build_model(robot_model: RobotModel, integrator: str | None = None) -> Model:
@@ -111,7 +110,7 @@ def build_model(robot_model: RobotModel, integrator: str | None = None) -> Model
         if integrator not in (None, RKMK4):
             raise InputError(f"integrator: a floating base is stepped by '{RKMK4}', got {integrator!r}")
         robot = SpaceRobot.from_model(robot_model)
-        angle_slots, quaternion_slots, position = np.zeros(robot.angle_count, dtype=int), [], 7
+        angle_slots, quaternion_slots, position = np.zeros(robot.angle_count, dtype=int), [[6, 3, 4, 5]], 7
         for link in robot.links:
             if link.kind is JointKind.SPHERICAL:
                 quaternion_slots.append([position + 3, position, position + 1, position + 2])
@@ -204,31 +203,33 @@ def _no_loads(loads) -> None:
         raise InputError("loads: a fixed-base model takes its external loads as generalised forces in tau")
 
 
-def _state(model: Model, q: np.ndarray, v: np.ndarray):
-    """The space robot's state at the floating base's (q, v), quaternions normalised."""
-    base = q[[6, 3, 4, 5]]
-    joints = q[model.quaternion_slots]
-    state = SpaceRobotState(base_position=q[:3], base_orientation=base / np.linalg.norm(base),
-                            base_velocity=v[:3], base_angular_velocity=v[3:6], joint_angles=q[model.angle_slots],
-                            joint_orientations=joints / np.linalg.norm(joints, axis=1, keepdims=True),
-                            joint_rates=v[6:])
-    validate_state(model.robot, state)
-    return state
+def _state(model: Model, q: np.ndarray, v: np.ndarray) -> SpaceRobotState:
+    """The space robot's state at the floating base's (q, v) (checked finite), quaternions normalised."""
+    quaternions = q[model.quaternion_slots]             # (w, x, y, z) rows, the base first
+    norms = np.linalg.norm(quaternions, axis=1, keepdims=True)
+    if norms.min() < 1e-6:
+        raise InputError(f"q: a quaternion has (almost) zero norm: {quaternions[norms[:, 0].argmin()].tolist()} "
+                         "(w, x, y, z); attitudes are unit quaternions (x, y, z, w in q)")
+    quaternions /= norms
+    return SpaceRobotState(base_position=q[:3], base_orientation=quaternions[0], base_velocity=v[:3],
+                           base_angular_velocity=v[3:6], joint_angles=q[model.angle_slots],
+                           joint_orientations=quaternions[1:], joint_rates=v[6:])
 
 
 def _floating_loads(model: Model, tau: np.ndarray, loads) -> tuple[ExternalLoad, ...]:
-    """``loads`` and tau's base wrench (a load at the base CoM in the base frame) as the space robot's loads."""
-    base = ExternalLoad(body=model.robot.base_name, force=tau[:3], moment=tau[3:6], frame=LoadFrame.BODY)
-    return validate_loads(model.robot, (*loads, base))
+    """``loads`` and tau's base wrench (a load at the base CoM in the base frame, when nonzero) as the space robot's
+    loads."""
+    if tau[:6].any():
+        loads = (*loads, ExternalLoad(body=model.robot.base_name, force=tau[:3], moment=tau[3:6],
+                                      frame=LoadFrame.BODY))
+    return validate_loads(model.robot, loads)
 
 
 def _floating_arguments(model: Model, data: Data, q, v, tau, loads) -> tuple:
     """The positional arguments of the space kernels' bound entry points at (q, v) under tau and ``loads``, the
     kernels' data and binding made on first use."""
     if data._kernels is None:
-        compiled = kernels.compile_model(model.robot)
-        work = kernels.create_data(compiled)
-        data._kernels = kernels.Shared(compiled, work, bind(compiled, work))
+        data._kernels = kernels.bind_robot(model.robot)
     state = _state(model, q, v)
     return (data._kernels.binding, *configuration_arrays(state), state.quasi_velocities, tau[6:],
             *kernels.pack_loads(model.robot, _floating_loads(model, tau, loads)))
@@ -246,7 +247,6 @@ def _step_floating(model: Model, data: Data, q, v, tau, dt, loads, continuing: b
     data._stepper.step(dt)
     state = data._stepper.state
     data.q[:3] = state.base_position
-    data.q[[6, 3, 4, 5]] = state.base_orientation
+    data.q[model.quaternion_slots] = np.vstack([state.base_orientation, state.joint_orientations])
     data.q[model.angle_slots] = state.joint_angles
-    data.q[model.quaternion_slots] = state.joint_orientations
     np.copyto(data.v, state.quasi_velocities)

@@ -206,6 +206,13 @@ def test_floating_base_step_from_a_new_state_starts_again(space):
                                   dynamics.step(space, fresh, other_q, other_v, tau, 1e-3)[0])
 
 
-def test_floating_base_refuses_another_integrator(space):
+def test_floating_base_refusals(space):
     with pytest.raises(InputError, match="rkmk4"):
         dynamics.build_model(space.robot_model, integrator="discrete")
+    data = space.create_data()
+    q, v, tau = _floating_motion(space, 9)
+    q[3:7] = 0.0
+    with pytest.raises(InputError, match="q: a quaternion has"):
+        dynamics.forward_dynamics(space, data, q, v, tau)
+    with pytest.raises(InputError, match="q: expected 23"):
+        dynamics.mass_matrix(space, data, q[:-1])

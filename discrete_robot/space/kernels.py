@@ -773,7 +773,12 @@ def shared(robot: SpaceRobot) -> Shared:
     :class:`~discrete_robot.space.simulation.Simulator` owns its own data.
     """
     if robot not in _SHARED:
-        model = compile_model(robot)
-        data = create_data(model)
-        _SHARED[robot] = Shared(model, data, bind(model, data))
+        _SHARED[robot] = bind_robot(robot)
     return _SHARED[robot]
+
+
+def bind_robot(robot: SpaceRobot) -> Shared:
+    """``robot``'s model, a new data and their :class:`Binding` (a caller's own, e.g. a dynamics front door data's)."""
+    model = compile_model(robot)
+    data = create_data(model)
+    return Shared(model, data, bind(model, data))
