@@ -13,9 +13,8 @@
 The generalised force τ (N m or N) is held constant over each step in all of them. Joint damping and
 friction (:mod:`.dissipation`), when the model has them, are evaluated at the (sub-)step's mean velocity by the
 discrete model (so its energy balance stays exact; ``dissipated`` is the energy they took over the last call),
-at the step's start velocity by the variational
-integrator (explicit: the midpoint rule's implicit solve has no slot for a velocity-dependent force), and
-continuously by RK45.
+at the step's start velocity by the variational integrator (explicit: the midpoint rule's implicit solve has no
+slot for a velocity-dependent force), and continuously by RK45.
 """
 
 from typing import Protocol
@@ -33,8 +32,8 @@ from discrete_robot.validation import positive_step
 from discrete_robot.variational.midpoint import MidpointVariationalIntegrator
 
 RK45_RTOL = 1e-10
-_DISCRETE_ORDERS = {IntegratorKind.DISCRETE: 2, IntegratorKind.DISCRETE4: 4, IntegratorKind.DISCRETE6: 6}
 RK45_ATOL = 1e-12
+_DISCRETE_ORDERS = {IntegratorKind.DISCRETE: 2, IntegratorKind.DISCRETE4: 4, IntegratorKind.DISCRETE6: 6}
 
 
 class Stepper(Protocol):
