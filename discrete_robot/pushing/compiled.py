@@ -1,10 +1,14 @@
-"""The support friction's inner loops, and the prediction's two solvers around them, as numba kernels (the math
-is in :mod:`.support`'s and :mod:`.prediction`'s docstrings). Imports nothing of :mod:`discrete_robot.pushing`:
-the support classes build a :class:`Model` and hand it here.
+"""The support friction's inner loops and the whole push prediction around them, as numba kernels (the math is
+in :mod:`.support`'s and :mod:`.prediction`'s docstrings). Imports nothing of :mod:`discrete_robot.pushing`: the
+support classes build a :class:`Model` and hand it here.
 
 A push prediction evaluates the dissipated power and its derivatives a few dozen times on a handful of edges or a
 few hundred points; numpy's per-call overhead was most of that cost (as in :mod:`discrete_robot.jit`), and then
-the Python of the solvers' loops around them.
+the Python between the solvers: :func:`predict` answers a contact query in one call.
+
+- :func:`predict`: the contact mode, twist and finger force (sticking root, resting-point forces, cone test,
+  sliding Newton) on a :class:`Model` and a :class:`Data` (results and workspace: the kernels allocate nothing),
+  called from Python through a support's :class:`Predictor`;
 
 - :class:`Model`: a support as the kernels take it, built by :func:`points_model` or :func:`polygon_model`;
 - :func:`point_sums`: P, ∂P/∂ξ and ∂²P/∂ξ² of Σ_i w_i |v(r_i)| over support points;
