@@ -119,4 +119,4 @@ def test_an_invalid_model_file_or_parameter_stops_the_node_with_the_reason(ros, 
     assert "initial_positions (one per joint: joint1, joint2): expected 2 values, got 3" in wrong.log()
     integrator = ros.start("discrete_robot_node", params={"integrator": "euler"})
     assert integrator.wait(timeout=30.0) != 0
-    assert "integrator must be one of discrete, variational, rk45" in integrator.log()
+    assert "integrator must be one of discrete, discrete4, discrete6, variational, rk45" in integrator.log()
