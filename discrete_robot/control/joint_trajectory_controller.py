@@ -55,6 +55,7 @@ from discrete_robot.control.trajectory import (
     TrajectoryReference,
 )
 from discrete_robot.errors import InputError
+from discrete_robot.geometry2d import wrap_angle
 from discrete_robot.model.description import JointType
 
 #: JTC compares velocities and the −1 of a tolerance with float's epsilon (cpp 1717, hpp 139)
@@ -225,8 +226,10 @@ def continuous_joints(model, joints: Sequence[str]) -> np.ndarray:
 
 
 def shortest_angle(start: np.ndarray, end: np.ndarray) -> np.ndarray:
-    """end − start wrapped into [−π, π), rad (angles::shortest_angular_distance: normalize_angle(end − start))."""
-    return np.mod(end - start + np.pi, 2.0 * np.pi) - np.pi
+    """end − start wrapped into [−π, π), rad (angles::shortest_angular_distance: normalize_angle(end − start)):
+    wrap_angle's (−π, π] turned over, 0 − wrap_angle(start − end): the same arithmetic to the bit (0 − rather than
+    a negation, which would make a zero distance −0)."""
+    return 0.0 - wrap_angle(start - end)
 
 
 def unwrap_start(q: np.ndarray, first: np.ndarray, wraparound: np.ndarray) -> np.ndarray:

@@ -14,22 +14,17 @@ Subscribes
 - ``joint_trajectory`` (trajectory_msgs/JointTrajectory): the older name of
   ``<controller_name>/joint_trajectory``, followed the same way.
 
-The joints are a joint_trajectory_controller named ``controller_name`` (discrete_robot.nodes.trajectory_controller:
-``<controller_name>/follow_joint_trajectory``, ``/joint_trajectory``, ``/controller_state``, ``/query_state``,
-with JTC's parameters, goal checks, tolerances, interpolation and results; discrete_robot.control).
-Its joints: the ``joints`` parameter, else ``controllers_file``'s, else those a URDF's ``<ros2_control>`` tags
-give a command interface, else all; while it drives, the others are held at rest where they were when it took
-over.
-The reference is tracked by computed torque (feedforward inverse dynamics, or the points' efforts when every
-point has them, plus PD with gains ``kp`` 1/s², ``kd`` 1/s; discrete_robot.control.computed_torque), efforts saturated
-at the model's limits.
+The joints are a joint_trajectory_controller named ``controller_name`` (discrete_robot.nodes.trajectory_controller,
+with JTC's endpoints, parameters, goal checks, tolerances, interpolation and results). Its joints: the ``joints``
+parameter, else ``controllers_file``'s, else those a URDF's ``<ros2_control>`` tags give a command interface, else
+all; while it drives, the others are held at rest where they were when it took over. The reference is tracked by
+computed torque (gains ``kp`` 1/s², ``kd`` 1/s), efforts saturated at the model's limits (discrete_robot.control).
 
-Holding (``hold_on_start``, default true): the joints hold their position from the start, after ``reset`` (at
-the initial state) and after ``set_state`` (at the state set), as a controller holds a robot that has no goal:
-the tracker above with a reference at rest there (computed torque: gravity compensation plus PD, torque-driven
-like every command here). A goal that ends or is canceled leaves the joints holding too (the controller's
-hold). ``reset`` and ``set_state`` first end a running goal (aborted, with the reason) and clear effort
-commands; an effort command, or ``hold_on_start`` false, leaves the joints to the commanded (or no) torque.
+Holding (``hold_on_start``, default true): the joints hold their position from the start, after ``reset`` and
+after ``set_state``, as a controller holds a robot that has no goal (gravity compensation plus PD), and after a
+goal ends or is canceled. ``reset`` and ``set_state`` first end a running goal (aborted, with the reason) and
+clear effort commands; an effort command, or ``hold_on_start`` false, leaves the joints to the commanded (or no)
+torque.
 
 Services under ``simulation/``: pause, resume, step, reset, set_state (discrete_robot.nodes.simulator).
 Bad input (NaN, wrong length, unknown joint name) is logged and ignored; invalid parameters or model
@@ -43,12 +38,10 @@ from std_msgs.msg import Float64, Float64MultiArray, String
 
 from discrete_robot.control.computed_torque import EffortCommand, TrajectoryTracking, at_limit
 from discrete_robot.control.joint_trajectory_controller import continuous_joints, controller_joints
-from discrete_robot.discrete.dissipation import Dissipation
 from discrete_robot.discrete.integrators import IntegratorKind
 from discrete_robot.discrete.simulation import FixedStepSimulation
 from discrete_robot.errors import InputError
 from discrete_robot.model.description import package_config_path
-from discrete_robot.model.dynamics import RigidBodySystem
 from discrete_robot.model.sources import robot_description
 from discrete_robot.model.urdf import fixed_transforms, joint_transforms
 from discrete_robot.nodes.common import (
@@ -67,28 +60,25 @@ from discrete_robot.nodes.common import (
     one_of,
     ros_name,
 )
-from discrete_robot.nodes.simulator import (
-    SimulatorNode,
-    check_fixed_base_world,
-    merged_joint_state,
-    simulator_parameters,
-)
-from discrete_robot.nodes.trajectory_controller import (
+from discrete_robot.nodes.conversions import merged_joint_state
+from discrete_robot.nodes.jtc_parameters import (
     CONTROLLER_PARAMETERS,
     CONTROLLERS_FILE,
     JOINTS,
-    TrajectoryControllerEndpoints,
     controllers_file_joints,
     declare_controller_parameters,
 )
+from discrete_robot.nodes.parameters import model_file
+from discrete_robot.nodes.simulator import SimulatorNode, simulator_parameters
+from discrete_robot.nodes.trajectory_controller import TrajectoryControllerEndpoints
+from discrete_robot.simulation.fixed_base import FixedBaseWorld
 from discrete_robot.validation import finite_vector, per_joint_values
 
 DEFAULT_MODEL = "planar_2link.yaml"
 ENERGY_TOPIC = "discrete_robot/energy"
 
 PARAMETERS = [
-    ParameterSpec("model_file", "", "robot model: YAML (docs/model_format.md, fixed base), URDF or xacro; empty = "
-                                    f"the shipped config/{DEFAULT_MODEL}", read_only=True),
+    model_file(DEFAULT_MODEL),
     ROBOT_DESCRIPTION,
     ParameterSpec("integrator", IntegratorKind.DISCRETE.value,
                   "discrete (energy-conserving discrete model), variational (midpoint VI) or rk45 (comparison)",
@@ -128,19 +118,13 @@ class DiscreteRobotNode(SimulatorNode):
         self.saturation_log = RateLimitedLog(self.get_logger(), SATURATION_REPORT_PERIOD_S)
         values = declare_parameters(self, [spec for spec in PARAMETERS if spec not in CONTROLLER_PARAMETERS])
         self.model = model = node_model(values, package_config_path(DEFAULT_MODEL))
-        self.system = RigidBodySystem(model)
-        self.joints = model.joint_names
-        self.effort_limits = model.effort_limits
-        self.q0 = per_joint_values(values["initial_positions"], model.initial_positions, "initial_positions",
-                                   self.joints)
-        self.qd0 = per_joint_values(values["initial_velocities"], np.zeros(model.dof), "initial_velocities",
-                                    self.joints)
-        self.simulation = FixedStepSimulation(self.system, values["integrator"], values["time_step"], self.q0,
-                                              self.qd0, model.lower, model.upper, Dissipation.from_model(model),
-                                              self.joints)
-        self._diagnosed = (0, 0.0)  # Newton iterations and simulated time at the last diagnostics
-        self.energy0 = self.simulation.energy()
-        check_fixed_base_world(self.simulation, model, values["integrator"])
+        self.joints, self.effort_limits = model.joint_names, model.effort_limits
+        self.arm = FixedBaseWorld(model, values["integrator"], values["time_step"],
+                                  per_joint_values(values["initial_positions"], model.initial_positions,
+                                                   "initial_positions", self.joints),
+                                  per_joint_values(values["initial_velocities"], np.zeros(model.dof),
+                                                   "initial_velocities", self.joints))
+        self.simulation = self.arm.simulation
         self.gains = {name: values[name] for name in ("kp", "kd")}
         self.effort = EffortCommand(np.arange(model.dof), self.effort_limits)
 
@@ -160,7 +144,7 @@ class DiscreteRobotNode(SimulatorNode):
                                           gains=True),
             self._joint_state, topic_aliases=("joint_trajectory",), wraparound=continuous_joints(model, joints),
             velocity_limits=model.velocity_limits[self.controlled], update_period=1.0 / values["publish_rate"])
-        self.tracking = TrajectoryTracking(self.system, self.controlled, self.effort_limits, self.controller.sample,
+        self.tracking = TrajectoryTracking(self.arm.system, self.controlled, self.effort_limits, self.controller.sample,
                                            self._pd_gains)
         self.hold_on_start = values["hold_on_start"]
         if self.hold_on_start:
@@ -174,12 +158,9 @@ class DiscreteRobotNode(SimulatorNode):
     # ------------------------------------------------------------------------------------------ inputs
 
     def on_parameters_set(self, parameters: list[Parameter]) -> None:
-        """Validated by declare_parameters' guard before this runs; only the dynamic ones change anything."""
-        for parameter in parameters:
-            if parameter.name in self.gains:
-                self.gains[parameter.name] = parameter.value
-            elif parameter.name == "real_time_factor":
-                self.real_time_factor = parameter.value
+        """Validated by declare_parameters' guard before this runs; the gains apply from the next step (the
+        simulator takes real_time_factor)."""
+        self.gains.update({p.name: p.value for p in parameters if p.name in self.gains})
 
     def on_effort(self, msg: Float64MultiArray) -> None:
         try:
@@ -230,8 +211,7 @@ class DiscreteRobotNode(SimulatorNode):
         self._restart_commands(f"the simulation was reset at t = {self.simulation.time:.3f} s")
 
     def reset_world(self) -> None:
-        self.simulation.reset(self.q0, self.qd0)
-        self.energy0 = self.simulation.energy()
+        self.arm.reset()
         if self.hold_on_start:
             self.controller.hold()
 
@@ -239,8 +219,7 @@ class DiscreteRobotNode(SimulatorNode):
         if request.set_base:
             raise InputError("set_base: this robot's base is fixed")
         q, qd = merged_joint_state(self.joints, request.joint_state, self.simulation.q, self.simulation.qd)
-        self.simulation.reset(q, qd)
-        self.energy0 = self.simulation.energy()
+        self.arm.reset(q, qd)
         self._restart_commands(f"the state was set at t = {self.simulation.time:.3f} s")
         if self.hold_on_start:
             self.controller.hold()
@@ -265,14 +244,7 @@ class DiscreteRobotNode(SimulatorNode):
         return fixed_transforms(self.model)
 
     def diagnostic_values(self) -> dict[str, float]:
-        sim = self.simulation
-        energy = sim.energy()
-        iterations, time = self._diagnosed
-        steps = round((sim.time - time) / sim.time_step)
-        self._diagnosed = (sim.newton_iterations, sim.time)
-        return {"energy_J": energy, "energy_change_since_start_J": energy - self.energy0,
-                "energy_removed_by_joint_stops_J": sim.stop_energy,
-                "newton_iterations_per_step": (sim.newton_iterations - iterations) / steps if steps else 0.0}
+        return self.arm.diagnostic_values()
 
 
 main = node_main(DiscreteRobotNode)

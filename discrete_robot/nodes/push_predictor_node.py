@@ -26,12 +26,11 @@ import numpy as np
 from discrete_robot_interfaces.srv import PredictPush, SimulatePush
 from geometry_msgs.msg import Point, PointStamped, Pose2D, PoseStamped, Vector3
 from rclpy.parameter import Parameter
-from std_msgs.msg import ColorRGBA
-from visualization_msgs.msg import Marker, MarkerArray
+from visualization_msgs.msg import MarkerArray
 
 from discrete_robot.budget import limited
 from discrete_robot.errors import DiscreteRobotError
-from discrete_robot.geometry2d import to_world, yaw_quaternion
+from discrete_robot.geometry2d import yaw_quaternion
 from discrete_robot.nodes.common import (
     STATE_QOS,
     GuardedNode,
@@ -45,8 +44,9 @@ from discrete_robot.nodes.common import (
     pose_msg,
     positive,
 )
+from discrete_robot.nodes.markers import push_markers
 from discrete_robot.pushing.object_model import make_pushed_object
-from discrete_robot.pushing.prediction import ContactMode, predict_push
+from discrete_robot.pushing.prediction import predict_push
 from discrete_robot.pushing.requests import (
     parse_predict_request,
     parse_simulate_request,
@@ -60,8 +60,6 @@ POSE_TOPIC = "push/object_pose"
 MARKER_TOPIC = "push/markers"
 FINGER_TOPIC = "push/finger_position"
 SQUARE = [-0.05, -0.05, 0.05, -0.05, 0.05, 0.05, -0.05, 0.05]
-#: drawn radius of a point finger (a marker needs a nonzero scale), m
-POINT_FINGER_DRAWN_RADIUS = 0.002
 
 
 def _footprint_check(values) -> str | None:
@@ -107,10 +105,6 @@ def _object_fields(request) -> dict:
             "support_weights": list(request.support_weights), "normal_force": request.normal_force,
             "support_friction": request.support_friction, "contact_friction": request.contact_friction,
             "pusher_radius": request.pusher_radius}
-
-
-def _color(r, g, b, a=1.0) -> ColorRGBA:
-    return ColorRGBA(r=float(r), g=float(g), b=float(b), a=float(a))
 
 
 class PushPredictorNode(GuardedNode):
@@ -238,40 +232,7 @@ class PushPredictorNode(GuardedNode):
         pose.header.stamp = stamp
         pose.header.frame_id = FRAME
         self.pose_pub.publish(pose)
-        self.marker_pub.publish(self._markers(footprint, step, pusher_radius, stamp))
-
-    def _markers(self, footprint, step: PushStep, pusher_radius: float, stamp) -> MarkerArray:
-        def marker(ns: str, kind: int) -> Marker:
-            m = Marker(ns=ns, id=0, type=kind, action=Marker.ADD)
-            m.header.stamp = stamp
-            m.header.frame_id = FRAME
-            m.pose.orientation.w = 1.0
-            return m
-
-        clear = Marker(action=Marker.DELETEALL)
-        clear.header.stamp = stamp
-        clear.header.frame_id = FRAME
-        outline = marker("push/object", Marker.LINE_STRIP)
-        outline.scale.x = 0.002
-        outline.color = _color(0.2, 0.4, 1.0)
-        outline.points = [Point(x=float(px), y=float(py)) for px, py in
-                          to_world(step.pose, np.vstack([footprint, footprint[:1]]))]
-        finger = marker("push/finger", Marker.CYLINDER)
-        drawn = max(pusher_radius, POINT_FINGER_DRAWN_RADIUS)
-        finger.pose.position = Point(x=float(step.finger[0]), y=float(step.finger[1]), z=0.01)
-        finger.scale = Vector3(x=2 * drawn, y=2 * drawn, z=0.02)
-        pushing = step.mode is not ContactMode.SEPARATING
-        finger.color = _color(1.0, 0.2, 0.1) if pushing else _color(0.6, 0.6, 0.6)
-        markers = [clear, outline, finger]
-        prediction = step.prediction
-        if prediction is not None and not prediction.is_translation:
-            centre = to_world(step.pose, prediction.center_of_rotation[None])[0]
-            cor = marker("push/center_of_rotation", Marker.SPHERE)
-            cor.pose.position = Point(x=float(centre[0]), y=float(centre[1]))
-            cor.scale = Vector3(x=0.006, y=0.006, z=0.006)
-            cor.color = _color(0.1, 0.1, 0.1)
-            markers.append(cor)
-        return MarkerArray(markers=markers)
+        self.marker_pub.publish(push_markers(footprint, step, pusher_radius, stamp, FRAME))
 
 
 main = node_main(PushPredictorNode)

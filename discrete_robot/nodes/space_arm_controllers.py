@@ -19,11 +19,8 @@ from rclpy.parameter import Parameter
 
 from discrete_robot.control.floating_base import BASE, arm_torques
 from discrete_robot.nodes.common import ParameterSpec, StartupError, non_negative
-from discrete_robot.nodes.trajectory_controller import (
-    CONTROLLERS_FILE,
-    TrajectoryControllerEndpoints,
-    declare_controller_parameters,
-)
+from discrete_robot.nodes.jtc_parameters import CONTROLLERS_FILE, declare_controller_parameters
+from discrete_robot.nodes.trajectory_controller import TrajectoryControllerEndpoints
 from discrete_robot.space.recursive import arm_dof_indices
 
 ARM_PARAMETERS = [

@@ -24,9 +24,7 @@ Subscribes
 - ``/clock`` (unless it follows another world's, ``publish_clock: false`` as in bringup), ``/tf`` (``world`` ->
   ``<frame_prefix><base>`` and every link of the arms), ``/tf_static``, ``/diagnostics``: see
   discrete_robot.nodes.simulator. Everything is stamped with simulated time. The diagnostics' momentum drift is
-  the change of the momenta less the impulse of the applied loads (dP/dt = ΣF, dL_c/dt = Σ(x − c) × F + M,
-  integrated by the trapezoid rule over each tick's steps: exact for loads fixed in the world frame, second
-  order in the tick for loads that turn with their bodies), so loads alone show none.
+  the change of the momenta less the impulse of the applied loads (discrete_robot.simulation.floating_base).
 
 Each arm is a joint_trajectory_controller (``<arm>_controller/follow_joint_trajectory`` and its topics and
 service, JTC's contract, torque-driven on the floating base: discrete_robot.nodes.space_arm_controllers); a
@@ -60,10 +58,11 @@ from discrete_robot.nodes.common import (
     pose_msg,
     ros_name,
 )
-from discrete_robot.nodes.simulator import SimulatorNode, merged_joint_state, simulator_parameters
+from discrete_robot.nodes.conversions import merged_joint_state
+from discrete_robot.nodes.simulator import SimulatorNode, simulator_parameters
 from discrete_robot.nodes.space_arm_controllers import ARM_PARAMETERS, SpaceArmControllers
-from discrete_robot.space.kinematics import body_poses
-from discrete_robot.space.loads import ExternalLoad, LoadFrame, paper_loads, resolve_loads
+from discrete_robot.simulation.floating_base import MomentumBudget
+from discrete_robot.space.loads import ExternalLoad, LoadFrame, paper_loads
 from discrete_robot.space.recursive import equation_terms
 from discrete_robot.space.robot import SpaceRobot
 from discrete_robot.space.simulation import Simulator
@@ -104,8 +103,7 @@ class SpaceRobotNode(SimulatorNode):
         self.wrenches: dict[str, ExternalLoad] = {}
         self.torques = np.zeros(self.robot.dof)
         self.simulator = Simulator(self.robot, rest_state(self.robot), self.fixed_loads)
-        self.start_momentum = self.simulator.sample().momentum
-        self.impulse = np.zeros(6)   # ∫ [ΣF, Σ(x − c) × F + M] dt of the applied loads since start_momentum
+        self.momenta = MomentumBudget(self.robot, self.simulator)
         self.arm_controllers = SpaceArmControllers(self, self.robot, values, lambda: self.simulator.sample())
 
         self.joint_pub = self.create_publisher(JointState, "space_robot/joint_states", JOINT_STATE_QOS)
@@ -156,23 +154,7 @@ class SpaceRobotNode(SimulatorNode):
         controlled = self.arm_controllers.torques(self.simulator, self.torques)
         if controlled is not None:
             self.simulator.set_loads(self.simulator.loads, controlled)
-        start, rate = self.simulator.time, self._load_rates()
-        try:
-            self.simulator.advance(self.time_step, steps)
-        finally:    # the steps taken before a failure count too
-            if rate is not None:
-                self.impulse += 0.5 * (rate + self._load_rates()) * (self.simulator.time - start)
-
-    def _load_rates(self) -> np.ndarray | None:
-        """[ΣF (N), Σ(x − c) × F + M (N m)] of the applied loads at the current state, world frame, moments about
-        the system CoM c: the momenta's rates of change; None without loads."""
-        loads = self.simulator.loads
-        if not loads:
-            return None
-        state = self.simulator.state
-        world = resolve_loads(self.robot, body_poses(self.robot, state), loads)
-        center = self.simulator.sample().momentum.center_of_mass
-        return np.concatenate([world.total_force(), world.moment_about(center)])
+        self.momenta.advance(self.simulator, self.time_step, steps)
 
     def on_step_failed(self) -> None:
         self.arm_controllers.release(f"the simulation step failed at t = {self.simulator.time:.3f} s")
@@ -186,8 +168,7 @@ class SpaceRobotNode(SimulatorNode):
         simulator.time = self.simulator.time
         self.simulator = simulator
         self.arm_controllers.release(f"the state was reset or set at t = {simulator.time:.3f} s")
-        self.start_momentum = simulator.sample().momentum
-        self.impulse = np.zeros(6)
+        self.momenta.restart(simulator)
 
     def reset_world(self) -> None:
         self._restart(rest_state(self.robot))
@@ -242,13 +223,7 @@ class SpaceRobotNode(SimulatorNode):
         return fixed_transforms(self.model)   # a URDF's fixed links in their bodies
 
     def diagnostic_values(self) -> dict[str, float]:
-        now, start = self.simulator.sample().momentum, self.start_momentum
-        return {"kinetic_energy_J": now.kinetic_energy,
-                "kinetic_energy_change_J": now.kinetic_energy - start.kinetic_energy,
-                "linear_impulse_of_loads_N_s": float(np.linalg.norm(self.impulse[:3])),
-                "linear_momentum_drift_kg_m_s": float(np.linalg.norm(now.linear - start.linear - self.impulse[:3])),
-                "angular_momentum_drift_kg_m2_s": float(np.linalg.norm(now.angular - start.angular
-                                                                       - self.impulse[3:]))}
+        return self.momenta.diagnostic_values(self.simulator)
 
 
 main = node_main(SpaceRobotNode)

@@ -50,45 +50,38 @@ import numpy as np
 from builtin_interfaces.msg import Duration
 from control_msgs.action import FollowJointTrajectory
 from discrete_robot_interfaces.srv import PlanTrajectory
-from geometry_msgs.msg import Point
 from rclpy.action import ActionClient
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
 from sensor_msgs.msg import JointState
-from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
-from visualization_msgs.msg import Marker, MarkerArray
+from trajectory_msgs.msg import JointTrajectory
+from visualization_msgs.msg import MarkerArray
 
 from discrete_robot.budget import limited
 from discrete_robot.errors import DiscreteRobotError, InputError
 from discrete_robot.model.description import package_config_path
-from discrete_robot.model.inverse_kinematics import ToolPoint
-from discrete_robot.model.kinematics import forward_kinematics
-from discrete_robot.nodes.common import (
-    LATCHED_QOS,
+from discrete_robot.nodes.conversions import duration_seconds, seconds_to_duration_fields
+from discrete_robot.nodes.guarded import GuardedNode
+from discrete_robot.nodes.parameters import (
     ROBOT_DESCRIPTION,
-    STATE_QOS,
     TIP_LINK,
-    GuardedNode,
     ParameterSpec,
     declare_parameters,
-    duration_seconds,
-    node_main,
+    model_file,
     node_model,
     positive,
-    seconds_to_duration_fields,
 )
-from discrete_robot.planning.planner import ArmState, PlannedTrajectory, PlannerSettings, TrajectoryPlanner
+from discrete_robot.nodes.plan_messages import PATH_TOPIC, path_markers, tool_point, trajectory_msg
+from discrete_robot.nodes.qos import LATCHED_QOS, STATE_QOS
+from discrete_robot.nodes.spin import node_main
+from discrete_robot.planning.planner import ArmState, PlannerSettings, TrajectoryPlanner
 from discrete_robot.validation import finite_vector
 
 DEFAULT_MODEL = "planar_2link.yaml"
 #: display topics (module docstring)
-PLAN_TOPIC, PATH_TOPIC = "planned_trajectory", "planned_path"
-#: planned_path's line: width, m, and colour (RGBA)
-PATH_WIDTH = 0.01
-PATH_COLOR = (0.1, 0.6, 1.0, 1.0)
+PLAN_TOPIC = "planned_trajectory"
 
 PARAMETERS = [
-    ParameterSpec("model_file", "", "robot model: YAML (docs/model_format.md, fixed base), URDF or xacro; empty = "
-                                    f"the shipped config/{DEFAULT_MODEL}", read_only=True),
+    model_file(DEFAULT_MODEL),
     ROBOT_DESCRIPTION,
     TIP_LINK,
     ParameterSpec("grid_points", 100, "min_time: number of path nodes over the whole path",
@@ -123,40 +116,6 @@ PARAMETERS = [
 
 #: wall-clock seconds to wait for the FollowJointTrajectory server to be discovered
 SERVER_WAIT_S = 2.0
-
-
-def trajectory_msg(plan: PlannedTrajectory) -> JointTrajectory:
-    """The plan as a JointTrajectory (header stamp zero: start on receipt)."""
-    msg = JointTrajectory(joint_names=list(plan.joint_names))
-    for k, t in enumerate(plan.t):
-        sec, nanosec = seconds_to_duration_fields(float(t))
-        msg.points.append(JointTrajectoryPoint(
-            positions=plan.positions[k].tolist(), velocities=plan.velocities[k].tolist(),
-            accelerations=plan.accelerations[k].tolist(), effort=plan.efforts[k].tolist(),
-            time_from_start=Duration(sec=sec, nanosec=nanosec)))
-    return msg
-
-
-def tool_point(model) -> ToolPoint:
-    """The point whose path planned_path draws: the model's fingertip, else the tip of its last link."""
-    if model.fingertip is not None:
-        return ToolPoint.on(model, model.fingertip.link, model.fingertip.offset)
-    return ToolPoint(len(model.links) - 1, model.links[-1].tip)
-
-
-def path_markers(model, tool: ToolPoint, positions: np.ndarray, frame: str, stamp) -> MarkerArray:
-    """The tool point's positions p(q_k) = o_k + R_k · offset (m, in the base frame) for the plan's joint
-    positions ``positions`` (K, n), as one LINE_STRIP marker."""
-    frames = forward_kinematics(model, positions)
-    rotations = frames.rotations[:, tool.link]
-    points = frames.positions[:, tool.link] + rotations @ tool.offset
-    marker = Marker(ns=PATH_TOPIC, id=0, type=Marker.LINE_STRIP, action=Marker.ADD, frame_locked=False)
-    marker.header.frame_id, marker.header.stamp = frame, stamp
-    marker.pose.orientation.w = 1.0
-    marker.scale.x = PATH_WIDTH
-    marker.color.r, marker.color.g, marker.color.b, marker.color.a = PATH_COLOR
-    marker.points = [Point(x=float(x), y=float(y), z=float(z)) for x, y, z in points]
-    return MarkerArray(markers=[marker])
 
 
 def arm_state(msg: JointState, joints) -> ArmState:

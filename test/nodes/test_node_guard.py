@@ -124,11 +124,11 @@ def test_subscription_and_timer_exceptions_are_logged_and_the_next_ones_run(cont
 
 
 def test_rate_limited_log_counts_what_it_suppresses(monkeypatch):
-    from discrete_robot.nodes import common
+    from discrete_robot.nodes import guarded
     from discrete_robot.nodes.common import RateLimitedLog
 
     now = [0.0]   # an injected clock: a busy machine pausing this test between two warnings changes nothing
-    monkeypatch.setattr(common.time, "monotonic", lambda: now[0])
+    monkeypatch.setattr(guarded.time, "monotonic", lambda: now[0])
 
     class Logger:
         def __init__(self):

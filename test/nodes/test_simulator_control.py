@@ -53,7 +53,7 @@ def _resume_and_watch(ros, params: dict, enough) -> tuple[list[tuple[float, floa
 @pytest.mark.parametrize("factor", [0.5, 1.0, 3.0])
 def test_the_clock_never_runs_ahead_of_the_real_time_factor_and_says_when_it_falls_behind(ros, factor):
     """With use_sim_time on (the node's timer is a steady one: /clock, which it drives, would stall it). Paced
-    (RealTimePacer; its arithmetic: test_simulator_pacing), the world's time w wall seconds after the resume is at
+    (RealTimePacer; its arithmetic: test_simulation_pacing), the world's time w wall seconds after the resume is at
     most factor·w, so every /clock stamp is at most factor times the wall time counted to its reception, however
     late it comes. And the world keeps up or says so: stamp / wall time is a lower bound of the achieved factor,
     which reaches 0.85·factor once the latencies are a small share of the time watched, unless the machine is too

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from discrete_robot.nodes.simulator import MAX_CATCH_UP_TICKS, RealTimePacer, TickGrid
+from discrete_robot.simulation.pacing import MAX_CATCH_UP_TICKS, RealTimePacer, TickGrid
 
 STEP, PERIOD = 1e-3, 0.01
 

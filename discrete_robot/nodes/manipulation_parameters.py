@@ -1,0 +1,34 @@
+"""manipulation_node's parameters (config/manipulation.yaml)."""
+
+from discrete_robot.nodes.common import ROBOT_DESCRIPTION, TIP_LINK, ParameterSpec, non_negative, positive, ros_name
+
+#: the arm when neither model_file nor robot_description names one (the simulator's default)
+DEFAULT_MODEL = "planar_2link.yaml"
+
+PARAMETERS = [
+    ParameterSpec("model_file", "", f"arm model (YAML, URDF or xacro) with a fingertip or a tip_link; empty = "
+                                    f"config/{DEFAULT_MODEL}", read_only=True),
+    ROBOT_DESCRIPTION,
+    TIP_LINK,
+    ParameterSpec("scene_file", "", "table scene; empty = config/table_scene_<model name>.yaml", read_only=True),
+    ParameterSpec("finger_radius", 0.0, "fingertip radius, m; 0 = the model file's", check=non_negative,
+                  value_range=(0.0, 0.5), read_only=True),
+    ParameterSpec("max_push_speed", 0.05, "fastest fingertip speed while it may touch the object, m/s",
+                  check=positive, value_range=(1e-4, 1.0)),
+    ParameterSpec("reposition_speed", 0.2, "fastest fingertip speed between pushes, m/s", check=positive,
+                  value_range=(1e-4, 5.0)),
+    ParameterSpec("position_tolerance", 0.01, "goal position tolerance, m", check=positive,
+                  value_range=(1e-4, 1.0)),
+    ParameterSpec("angle_tolerance", 0.0873, "goal angle tolerance, rad (5 degrees)", check=positive,
+                  value_range=(1e-4, 3.2)),
+    ParameterSpec("controller_name", "joint_trajectory_controller", "the arm's action is "
+                  "<controller_name>/follow_joint_trajectory", check=ros_name(), read_only=True),
+    ParameterSpec("planning_timeout", 60.0, "wall-clock budget of planning one goal, s (a plan takes seconds "
+                                            "alone, several times that beside the simulators in one bringup)",
+                  check=positive, value_range=(0.1, 600.0)),
+    ParameterSpec("execution_timeout", 10.0, "wall-clock seconds without feedback from the arm after which its "
+                  "goal is canceled (a slow simulator is waited for as long as it makes progress)", check=positive,
+                  value_range=(0.1, 3600.0)),
+    ParameterSpec("publish_rate", 20.0, "object pose, TF and markers, Hz", check=positive,
+                  value_range=(0.1, 1000.0), read_only=True),
+]
