@@ -90,7 +90,8 @@ def discrete() -> None:
 
 def pushing() -> None:
     """Push predictions on a square (exact uniform pressure and support points; a sticking and a sliding
-    contact) and a simulated push along a path."""
+    contact; on three legs, a sliding push whose minimum at a kink the kernel leaves to Python's finders, which
+    call kernels of their own) and a simulated push along a path."""
     from discrete_robot.pushing.object_model import make_pushed_object
     from discrete_robot.pushing.prediction import predict_push
     from discrete_robot.pushing.simulation import simulate_push
@@ -101,6 +102,9 @@ def pushing() -> None:
         for point, friction in (([-0.1, 0.0], 0.5), ([-0.1, 0.05], 0.05)):
             predict_push(obj, point, [1.0, 0.2], friction)
         simulate_push(obj, np.zeros(3), np.array([[-0.15, 0.03], [0.1, 0.03]]), 0.05, 0.05, 0.3, 0.01)
+    legs = make_pushed_object(square, 0.5, 1.0, support_points=[[-0.05, -0.05], [0.05, -0.05], [0.0, 0.05]],
+                              support_weights=np.ones(3))
+    predict_push(legs, [-0.07, -0.1], [np.sin(-1.4), np.cos(-1.4)], 0.05)
 
 
 def _planar_planner():

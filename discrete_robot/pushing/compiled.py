@@ -271,7 +271,8 @@ class Data(NamedTuple):
     """:func:`predict`'s results and workspace (local frame: lengths in footprint radii, forces in μ N, twists per
     unit finger speed). Results: ``twist`` and ``force`` (the finger's); when sliding, ``wrench`` W of the cone
     edge ``edge`` and the least-power twist ``least`` on W · ξ = 1 with dP/dξ there, ``load`` (when Newton stalled:
-    its last iterate). The rest is workspace."""
+    its last iterate), or ``pivot_twist`` and ``pivot_load`` when that minimum rests on a support point. The rest is
+    workspace."""
 
     twist: np.ndarray
     force: np.ndarray
@@ -279,6 +280,8 @@ class Data(NamedTuple):
     edge: np.ndarray
     least: np.ndarray
     load: np.ndarray
+    pivot_twist: np.ndarray
+    pivot_load: np.ndarray
     left: np.ndarray
     base: np.ndarray
     line: np.ndarray
@@ -355,7 +358,8 @@ def predict(binding, c, normal, direction, mu):
     (or, pivoting about a support point at rest, the segment of forces its static friction allows:
     :func:`_resting_point_forces`) is tested against the cone (:func:`force_in_cone`). Else sliding on the cone's
     edge n + s μ t, s = sign(f · t): the least power on W · ξ = 1 (:func:`newton_on_plane` from the ellipsoidal
-    guess (W_f, W_m / m_max²)) scaled to the finger's normal speed (:func:`sliding_motion`).
+    guess (W_f, W_m / m_max²); where it stalls on weighted points, a rest on the slowest support point,
+    :func:`resting_point_twist`) scaled to the finger's normal speed (:func:`sliding_motion`).
 
     Results in the Data's ``twist`` and ``force``; returns (status, side, value): the outcome (OK or an error code
     above), s (0 sticking, +1 sliding left, −1 right) and the support power dP/dξ · ξ when OK, else the failing
@@ -394,11 +398,55 @@ def predict(binding, c, normal, direction, mu):
         edge[i] = normal[i] + side * mu * left[i]
     wrench[0], wrench[1], wrench[2] = edge[0], edge[1], lever_x * edge[0] + lever_y * edge[1]
     guess[0], guess[1], guess[2] = wrench[0], wrench[1], wrench[2] / model.pivot_torque ** 2
+    least, load = data.least, data.load
     if not newton_on_plane(model, data, wrench, guess, MAX_ITERATIONS, NEWTON_TOLERANCE, ACCEPT_TOLERANCE,
-                           GRADIENT_ROUNDING, data.least, data.load):
-        return STALLED, side, 0.0
-    status, value = sliding_motion(data.least, data.load, c, normal, left, direction, side, edge, twist, force)
+                           GRADIENT_ROUNDING, least, load):
+        # most stalls of weighted points end on the kink itself, a support point at rest: cheap to check here
+        if model.kind != POINTS or not resting_point_twist(model, data, wrench, slowest_point(model, least),
+                                                           data.pivot_twist, data.pivot_load):
+            return STALLED, side, 0.0
+        least, load = data.pivot_twist, data.pivot_load
+    status, value = sliding_motion(least, load, c, normal, left, direction, side, edge, twist, force)
     return status, side, value
+
+
+@njit(allocates=False)
+def slowest_point(model, twist):
+    """The support point slowest under ``twist`` (the first of equals), |v + ω perp(r_i)|."""
+    k, slowest = 0, np.inf
+    for i in range(model.x.shape[0]):
+        vx = twist[0] - twist[2] * model.y[i]
+        vy = twist[1] + twist[2] * model.x[i]
+        speed = math.sqrt(vx * vx + vy * vy)
+        if speed < slowest:
+            k, slowest = i, speed
+    return k
+
+
+@njit(allocates=False)
+def resting_point_twist(model, data, wrench, k, twist, load):
+    """Rotation about support point k at rest, whose static friction g (|g| ≤ :func:`static_capacity`) completes
+    the balance G_without_k + [g; perp(r_k) · g] = λ W with λ > 0: the twist into ``twist``, λ W into ``load``;
+    returns whether it balances.
+
+    In closed form: g acts at r_k, so moments about r_k give λ m_k = (moment of G about r_k), m_k the wrench's
+    moment about r_k (λ is then G · ξ, the power, by Euler's identity), and g = λ f_W − G_f. When the wrench's
+    line passes within ~1e-9 of r_k, m_k → 0 and λ, g blow up: that rejects the pivot, which no solve of the
+    3×3 system (singular with m_k) would do reliably. Workspace: ``data``'s trial fields."""
+    rx, ry = model.x[k], model.y[k]
+    moment = wrench[0] * ry + wrench[1] * -rx + wrench[2]       # W · (r_y, −r_x, 1)
+    if moment == 0.0:
+        return False
+    twist[0], twist[1], twist[2] = ry / moment, -rx / moment, 1.0 / moment
+    gradient = data.trial_gradient
+    point_sums(model.x, model.y, model.weights, twist, False, 0.0, gradient, data.trial_hessian, k)
+    multiplier = (gradient[0] * ry + gradient[1] * -rx + gradient[2]) / moment
+    static_x, static_y = multiplier * wrench[0] - gradient[0], multiplier * wrench[1] - gradient[1]
+    if not (multiplier > 0.0 and math.hypot(static_x, static_y) <= static_capacity(model, k)):
+        return False
+    for i in range(3):
+        load[i] = multiplier * wrench[i]
+    return True
 
 
 @njit(allocates=False)
@@ -407,13 +455,7 @@ def _resting_point_forces(model, data, twist, c, low, high):
     :func:`static_capacity`) and the finger force f = G + g must balance moments about c, so the finger forces
     form a segment, its ends into ``low``, ``high``. Moments about the origin: perp(c) · (G + g) = M + perp(r_k) · g,
     i.e. perp(c − r_k) · g = M − perp(c) · G. Returns (status, k)."""
-    k, slowest = 0, np.inf
-    for i in range(model.x.shape[0]):
-        vx = twist[0] - twist[2] * model.y[i]
-        vy = twist[1] + twist[2] * model.x[i]
-        speed = math.sqrt(vx * vx + vy * vy)
-        if speed < slowest:
-            k, slowest = i, speed
+    k = slowest_point(model, twist)
     gradient = data.trial_gradient
     point_sums(model.x, model.y, model.weights, twist, False, 0.0, gradient, data.trial_hessian, k)
     capacity = static_capacity(model, k)

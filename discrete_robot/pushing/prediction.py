@@ -221,26 +221,29 @@ def _to_object_frame(obj, contact, velocity, speed, local_twist, local_force, mo
 
 def _kink_minimum(support: SupportFriction, wrench: np.ndarray, twist: np.ndarray):
     """min P on the plane wrench . xi = 1 where the kernel's damped Newton (:func:`.compiled.newton_on_plane`,
-    from the ellipsoidal limit surface) stalled at ``twist``; returns (twist, dP/dxi).
+    from the ellipsoidal limit surface) stalled at ``twist`` and no rest on the slowest support point k balances
+    (the kernel checked that first); returns (twist, dP/dxi).
 
     P of weighted points is not differentiable where the center of rotation meets a support point, and varies
-    on the scale of their spacing near a cluster of close points. When Newton stalls near support point k, the
-    minimum either rests on k (whose static friction completes the balance) or rotates about a point near k,
-    which :func:`_rotation_near_point` resolves; failing both, the interior-point solver of
+    on the scale of their spacing near a cluster of close points. When Newton stalls near support point k and
+    the minimum does not rest on k (whose static friction would complete the balance), it rotates about a
+    point near k, which :func:`_rotation_near_point` resolves; failing that, the interior-point solver of
     :mod:`~discrete_robot.pushing.power_program` finds the minimum and the same checks, then Newton, finish it.
     A uniform polygon's P is smooth: a stall there is a failure.
     """
     if not isinstance(support, PointSupport):
         raise ConvergenceError(f"no twist found for the edge wrench {wrench.tolist()}")
-    for attempt in range(2):
-        if attempt:
-            twist = _power_program_minimum(support, wrench)
-        k = int(np.argmin(support.speeds(twist)))
-        with contextlib.suppress(ConvergenceError):  # most stalls end on the kink itself: cheap to check first
-            return _resting_point_twist(support, wrench, k)
-        polished, gradient, converged = _rotation_near_point(support, wrench, twist, k)
-        if converged:
-            return polished, gradient
+    polished, gradient, converged = _rotation_near_point(support, wrench, twist,
+                                                         compiled.slowest_point(support.model, twist))
+    if converged:
+        return polished, gradient
+    twist = _power_program_minimum(support, wrench)
+    k = compiled.slowest_point(support.model, twist)
+    with contextlib.suppress(ConvergenceError):  # a rest on k: cheap to check first
+        return _resting_point_twist(support, wrench, k)
+    polished, gradient, converged = _rotation_near_point(support, wrench, twist, k)
+    if converged:
+        return polished, gradient
     polished, gradient, converged = _newton_on_plane(support, wrench, twist)
     if converged:
         return polished, gradient
@@ -352,25 +355,10 @@ def _rotation_near_point(support: PointSupport, wrench: np.ndarray, start: np.nd
 
 
 def _resting_point_twist(support: PointSupport, wrench: np.ndarray, k: int):
-    """Rotation about support point k at rest, whose static friction g (|g| <= w_k, see .compiled.static_capacity)
-    completes the balance G_without_k + [g; perp(r_k) . g] = lambda wrench with lambda > 0; returns (twist,
-    lambda wrench).
-
-    In closed form: g acts at r_k, so moments about r_k give lambda m_k = (moment of G about r_k), m_k the
-    wrench's moment about r_k (lambda is then G . xi, the power, by Euler's identity), and g = lambda f_W - G_f.
-    When the wrench's line passes within ~1e-9 of r_k, m_k -> 0 and lambda, g blow up: that rejects the pivot,
-    which no solve of the 3x3 system (singular with m_k) would do reliably.
-    """
-    rest = support.points[k]
-    rotation = np.array([rest[1], -rest[0], 1.0])
-    moment = wrench @ rotation
-    if moment == 0.0:
-        raise ConvergenceError(f"the edge wrench {wrench.tolist()} passes through support point {k}")
-    twist = rotation / moment
-    gradient = support.gradient_without(twist, k)
-    capacity = compiled.static_capacity(support.model, k)
-    multiplier = (gradient @ rotation) / moment
-    static = multiplier * wrench[:2] - gradient[:2]
-    if multiplier > 0.0 and np.hypot(static[0], static[1]) <= capacity:
-        return twist, multiplier * wrench
+    """Rotation about support point k at rest, balanced by its static friction (:func:`.compiled.resting_point_twist`);
+    returns (twist, lambda wrench)."""
+    data, _ = support.predictor.workspace()
+    twist, load = np.empty(3), np.empty(3)
+    if compiled.resting_point_twist(support.model, data, wrench, k, twist, load):
+        return twist, load
     raise ConvergenceError(f"no twist found for the edge wrench {wrench.tolist()} at a support-point kink")

@@ -49,7 +49,6 @@ from scipy.sparse.csgraph import connected_components
 from scipy.spatial import KDTree
 
 from discrete_robot.errors import InputError
-from discrete_robot.geometry2d import perp
 from discrete_robot.pushing import compiled
 from discrete_robot.pushing.polygon import centroid, contains, signed_area
 
@@ -144,17 +143,6 @@ class PointSupport(_CompiledSupport):
     def shifted(self, origin: np.ndarray) -> "PointSupport":
         """The same support in a frame at ``origin`` (twists there are the velocity of ``origin`` and omega)."""
         return PointSupport(self.points - origin, self.weights, merge_distance=0.0)
-
-    def gradient_without(self, twist: np.ndarray, k: int) -> np.ndarray:
-        """dP/dxi of every support point but k (the one at rest at a kink of P)."""
-        gradient, matrix = np.empty(3), np.empty((3, 3))
-        compiled.point_sums(self._x, self._y, self.weights, np.asarray(twist, dtype=float), False, 0.0, gradient,
-                            matrix, k)
-        return gradient
-
-    def speeds(self, twist: np.ndarray) -> np.ndarray:
-        """|v(r_i)| of every support point."""
-        return np.linalg.norm(twist[:2] + twist[2] * perp(self.points), axis=1)
 
 
 def fan_gauss_rule(vertices: np.ndarray, order: int) -> tuple[np.ndarray, np.ndarray]:
