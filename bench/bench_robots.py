@@ -18,6 +18,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_discrete import _mujoco_model  # noqa: E402
+from bench_work_precision import pinocchio_rk4  # noqa: E402
 
 from discrete_robot.discrete.simulation import FixedStepSimulation  # noqa: E402
 from discrete_robot.model.description import load_model  # noqa: E402
@@ -68,22 +69,8 @@ def _pinocchio(path: Path) -> float:
     import pinocchio as pin
 
     model = pin.buildModelFromUrdf(str(path))
-    data = model.createData()
-    q, v, tau, h = pin.neutral(model), np.full(model.nv, 0.1), np.zeros(model.nv), TIME_STEP
-
-    def advance(count):
-        nonlocal q, v
-        for _ in range(count):
-            k1 = pin.aba(model, data, q, v, tau).copy()
-            v2 = v + 0.5 * h * k1
-            k2 = pin.aba(model, data, pin.integrate(model, q, 0.5 * h * v), v2, tau).copy()
-            v3 = v + 0.5 * h * k2
-            k3 = pin.aba(model, data, pin.integrate(model, q, 0.5 * h * v2), v3, tau).copy()
-            v4 = v + h * k3
-            k4 = pin.aba(model, data, pin.integrate(model, q, h * v3), v4, tau).copy()
-            q = pin.integrate(model, q, h / 6.0 * (v + 2.0 * v2 + 2.0 * v3 + v4))
-            v = v + h / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
-    return _timed_per_step(advance)
+    run = pinocchio_rk4(model, pin.neutral(model), np.full(model.nv, 0.1))
+    return _timed_per_step(lambda count: run(TIME_STEP, count))
 
 
 def robot_entry(name: str) -> dict:
@@ -107,6 +94,6 @@ def run() -> list[dict]:
 
 if __name__ == "__main__":
     for row in run():
-        print(f"{row['robot']:8s} dof {row['dof']:2d} mimic {row['mimic_followers']}  ours {row['step_s'] * 1e3:7.3f} ms"
-              f"  MuJoCo RK4 {row['mujoco_rk4_step_s'] * 1e3:6.3f} ms  Pinocchio RK4 "
+        print(f"{row['robot']:8s} dof {row['dof']:2d} mimic {row['mimic_followers']}  "
+              f"ours {row['step_s'] * 1e3:7.3f} ms  MuJoCo RK4 {row['mujoco_rk4_step_s'] * 1e3:6.3f} ms  Pinocchio RK4 "
               f"{row['pinocchio_aba_rk4_step_s'] * 1e3:6.3f} ms  margin {row['real_time_margin']:6.2f}")
