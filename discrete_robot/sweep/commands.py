@@ -39,7 +39,7 @@ def sweep(raw: dict, output_dir: Path, workers: int | None = None, address: str 
     plot = PLOTS.get(experiment.name)
     summary["summary"] = output_dir / "summary.json"
     try:
-        summary["plots"], summary["metrics"] = plot(table, output_dir) if plot else ([], {})
+        summary["plots"], summary["metrics"] = plot(table, output_dir) if plot and table.num_rows else ([], {})
         write_aside(summary["summary"], json.dumps(to_jsonable(summary), indent=2).encode())
     except OSError as error:    # the rows are in results.parquet already
         raise folder_error(Path(error.filename or summary["summary"]), error,
@@ -49,7 +49,10 @@ def sweep(raw: dict, output_dir: Path, workers: int | None = None, address: str 
 
 def run(args) -> dict:
     summary = sweep(read_spec(args.spec), args.output_dir, args.workers, args.address, args.resume, args.progress)
-    if summary["interrupted"]:
+    if summary["lost"]:
+        summary["success"] = False
+        summary["message"] = f"{summary['lost']}: the finished cases are kept; --resume computes the others"
+    elif summary["interrupted"]:
         summary["success"] = False
         summary["message"] = "interrupted: the finished cases are kept; --resume computes the others"
     return summary

@@ -29,7 +29,17 @@ What goes wrong on clusters:
 - Ctrl-C (or SIGTERM) cancels the tasks in flight, stops the workers and keeps every finished row. While the
   driver waits on Ray, the signal only sets a flag, which the driver checks after every wait (at most POLL): Ray's
   wait runs Python's signal handlers itself, and the KeyboardInterrupt they raised there could be lost (a sweep
-  ignored Ctrl-C for minutes in 1 of 4 runs beside another sweep on 2 loaded cores).
+  ignored Ctrl-C for minutes in 1 of 4 runs beside another sweep on 2 loaded cores);
+- a local instance whose raylet or GCS server dies (the OOM killer, a kill) ends the sweep at the driver's next
+  check (at most POLL): Ray's own detection takes 15 s and then ends the driver process with status 1, before it
+  can keep or report anything (and a dead GCS left Ray's agents running for minutes). The rows finished are kept
+  and the summary names the process lost; every process of the instance still running is then stopped
+  (:class:`LocalProcesses`), so none outlives the command;
+- ``--address`` is checked before Ray is asked: HOST:PORT, a TCP connection within CONNECT_S, then ``ray.init``
+  within CONNECT_S (a port that answers but is no Ray GCS made ``ray.init`` retry for minutes), both in a thread
+  the driver waits on in steps of 0.1 s, so Ctrl-C is obeyed while connecting (``ray.init`` blocks in C++, where
+  Python runs no signal handler). A local instance runs at most one worker per core (``--workers`` above is
+  capped, with a note on stderr: 1000 workers on 2 cores took 7.4 GB).
 """
 
 import contextlib
@@ -40,6 +50,7 @@ import math
 import operator
 import os
 import pickle
+import re
 import signal
 import socket
 import sys
@@ -50,6 +61,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from discrete_robot import budget
+from discrete_robot.errors import InputError
 from discrete_robot.sweep.results import FolderError, Outcomes, ResultStore, encode, rows_table
 from discrete_robot.sweep.spec import spec_digest, spec_text
 
@@ -63,6 +75,112 @@ POLL = 0.5
 QUEUED = 2
 #: Ray's default token file (ray/_private/authentication/authentication_token_setup.py, _get_default_token_path)
 TOKEN_FILE = Path.home() / ".ray" / "auth_token"
+#: s for each step of joining a cluster (module docstring): the TCP connection, then ray.init
+CONNECT_S = 12.0
+#: HOST:PORT of --address: a host name, an IPv4 address or an IPv6 one in brackets
+ADDRESS = re.compile(r"(?P<host>[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\]):(?P<port>[0-9]{1,5})")
+#: the processes of a local instance the driver watches: the sweep cannot go on without them
+VITAL = ("raylet", "gcs_server")
+
+
+class EngineLost(Exception):
+    """A process the local Ray instance needs has ended (module docstring); the message names it."""
+
+
+def _process_start(pid: int) -> tuple[str, int] | None:
+    """(command name, start time in clock ticks) of a running process, None once it has ended (a zombie has)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = stat[stat.rindex(")") + 2:].split()
+    return None if fields[0] in "ZX" else (stat[stat.index("(") + 1:stat.rindex(")")], int(fields[19]))
+
+
+class LocalProcesses:
+    """The processes a local Ray instance started under this driver (every descendant of this process, taken
+    when asked: Ray starts its GCS server, raylet, agents and monitors as children of the driver and its
+    workers as children of the raylet), each known by pid and start time (a pid reused later is not ours)."""
+
+    def __init__(self):
+        self.known: dict[int, tuple[str, int]] = {}
+
+    def snapshot(self) -> None:
+        parents: dict[int, int] = {}
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                with contextlib.suppress(OSError, ValueError, IndexError):
+                    stat = Path(f"/proc/{entry}/stat").read_text()
+                    parents[int(entry)] = int(stat[stat.rindex(")") + 2:].split()[1])
+        frontier, found = {os.getpid()}, set()
+        while frontier:
+            frontier = {pid for pid, parent in parents.items() if parent in frontier} - found
+            found |= frontier
+        for pid in found:
+            start = _process_start(pid)
+            if start is not None:
+                self.known.setdefault(pid, start)
+
+    def running(self) -> list[int]:
+        return [pid for pid, start in self.known.items() if _process_start(pid) == start]
+
+    def lost(self) -> str | None:
+        """The reason the instance cannot go on: a VITAL process of it has ended; None while they run."""
+        running = self.running()
+        for pid, (name, _) in self.known.items():
+            if name in VITAL and pid not in running:
+                return f"the local Ray instance lost its {name} (pid {pid})"
+        return None
+
+    def stop(self, grace: float = 2.0) -> None:
+        """SIGTERM every process still running, SIGKILL those alive after ``grace`` s."""
+        for number in (signal.SIGTERM, signal.SIGKILL):
+            for pid in self.running():
+                with contextlib.suppress(OSError):
+                    os.kill(pid, number)
+            deadline = time.monotonic() + grace
+            while self.running() and time.monotonic() < deadline:
+                time.sleep(0.05)
+
+
+def local_cores() -> int:
+    """The cores this process may run on."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def _join(address: str, options: dict) -> None:
+    """``ray.init(address)`` after checking the address (module docstring); InputError naming it when the
+    address is malformed or nothing answers within CONNECT_S per step."""
+    import ray
+
+    match = ADDRESS.fullmatch(address)
+    if match is None or not 1 <= int(match["port"]) <= 65535:
+        raise InputError(f"--address: expected HOST:PORT of a Ray cluster's head (e.g. 10.0.0.1:6379), got "
+                         f"{address!r}")
+    host, port = match["host"].strip("[]"), int(match["port"])
+    outcome: dict = {}
+
+    def connect():
+        try:
+            with socket.create_connection((host, port), timeout=CONNECT_S):
+                pass
+        except OSError as error:
+            outcome["error"] = f"cannot connect ({error.strerror or error or 'timed out'})"
+            return
+        try:
+            ray.init(address=address, **options)
+            outcome["joined"] = True
+        except Exception as error:  # Ray's own reasons (a version mismatch, no GCS there)
+            outcome["error"] = f"{type(error).__name__}: {str(error).strip().splitlines()[0] if str(error) else ''}"
+
+    started = time.monotonic()
+    thread = threading.Thread(target=connect, name="sweep-connect", daemon=True)
+    thread.start()
+    while thread.is_alive() and time.monotonic() - started < 2 * CONNECT_S + 1.0:
+        thread.join(0.1)     # the main thread runs Python's signal handlers between joins: Ctrl-C is obeyed
+    if "joined" not in outcome:
+        reason = outcome.get("error", f"no Ray cluster answered within {2 * CONNECT_S + 1.0:g} s")
+        raise InputError(f"--address {address}: {reason}: is `ray start --head --port {port}` running there?")
 
 
 @dataclass(frozen=True)
@@ -191,12 +309,16 @@ def start_ray(workers: int | None, address: str | None) -> tuple[object, int, bo
         return ray, workers or max(1, int(ray.cluster_resources().get("CPU", 1))), False
     options = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.WARNING}
     if address is None:
-        workers = workers or os.cpu_count() or 1
+        cores = local_cores()
+        if workers is not None and workers > cores:
+            print(f"note: --workers {workers} capped at {cores}, the cores of this machine (a local Ray instance "
+                  "runs one worker per core)", file=sys.stderr)
+        workers = min(workers or cores, cores)
         # "local": a new instance even where `ray start` left one running on this machine (which ray.init()
         # would join)
         ray.init(address="local", num_cpus=workers, **options)
     else:
-        ray.init(address=address, **options)
+        _join(address, options)
         workers = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
     return ray, workers, True
 
@@ -232,9 +354,21 @@ def run_sweep(spec, experiment, cases: list, output_dir: Path, workers: int | No
     store = ResultStore(output_dir, experiment, resume, spec_text(spec.raw), spec_digest(spec.raw))
     done = store.done() if resume else set()
     todo = deque(case for case in cases if case.id not in done)
-    reused, interrupted, used, compute = len(cases) - len(todo), False, 0, 0.0
+    reused, interrupted, lost, used, compute = len(cases) - len(todo), False, None, 0, 0.0
     if todo:
-        ray, used, own = start_ray(workers, address)
+        local = LocalProcesses() if address is None else None
+        try:
+            ray, used, own = start_ray(workers, address)
+        except KeyboardInterrupt:   # while Ray starts or joins a cluster
+            if local is not None:
+                local.snapshot()
+                local.stop()
+            ray, own, interrupted = None, False, True
+        if ray is not None and not (own and local is not None):
+            local = None            # a cluster's processes, or the caller's session: not this sweep's to watch
+        if local is not None:
+            local.snapshot()
+    if todo and ray is not None:
         remote = remote_run_task().options(num_cpus=1, max_retries=spec.retries)
         bar = tqdm(total=len(todo), desc=f"sweep {experiment.name}", unit="case", file=sys.stderr,
                    disable=not progress, smoothing=0.05)
@@ -242,38 +376,46 @@ def run_sweep(spec, experiment, cases: list, output_dir: Path, workers: int | No
         main = threading.current_thread() is threading.main_thread()    # signal handlers: main thread only
         previous = {number: signal.signal(number, lambda *_: stop.set())
                     for number in (signal.SIGINT, signal.SIGTERM)} if main else {}
-        try:
-            # Ray's driver prints the raylet's error reports (a worker died, a task is retried) on sys.stdout
-            # (ray/_private/worker.py, listen_error_messages): they go to stderr, stdout keeps the summary
-            with contextlib.redirect_stdout(sys.stderr):
+        # Ray's driver prints the raylet's error reports (a worker died, a task is retried, the raylet ended) on
+        # sys.stdout (ray/_private/worker.py, listen_error_messages), until its shutdown: they go to stderr,
+        # stdout keeps the summary
+        with contextlib.redirect_stdout(sys.stderr):
+            try:
                 compute = time.perf_counter()
                 try:
-                    _drive(ray, remote, ray.put(experiment), experiment, spec, todo, used, store, bar, stop)
+                    _drive(ray, remote, ray.put(experiment), experiment, spec, todo, used, store, bar, stop,
+                           local.lost if local is not None else lambda: None)
                 finally:
                     compute = time.perf_counter() - compute
-        except KeyboardInterrupt:
-            interrupted = True
-        finally:
-            for number, handler in previous.items():
-                signal.signal(number, handler)
-            bar.close()
-            if own:
-                ray.shutdown()
+            except KeyboardInterrupt:
+                interrupted = True
+            except EngineLost as error:
+                lost = str(error)
+            finally:
+                for number, handler in previous.items():
+                    signal.signal(number, handler)
+                bar.close()
+                if local is not None:
+                    local.snapshot()    # with the workers started since
+                if own:
+                    ray.shutdown()
+                if local is not None:
+                    local.stop()
     table = store.consolidate()
     ids = {case.id for case in cases}
     statuses = [s for c, s in zip(table.column("case").to_pylist(), table.column("status").to_pylist(),
                                   strict=True) if c in ids]
     return {"experiment": experiment.name, "cases": len(cases), "computed": store.rows, "reused": reused,
             "failed": statuses.count("failed"),
-            "interrupted": interrupted, "engine": "ray", "address": address or "local", "workers": used,
+            "interrupted": interrupted, "lost": lost, "engine": "ray", "address": address or "local", "workers": used,
             "wall_s": time.perf_counter() - started, "compute_s": compute, "results": store.path, "table": table}
 
 
 def _drive(ray, remote, experiment_ref, experiment, spec, todo: deque, workers: int, store: ResultStore,
-           bar, stop: threading.Event) -> None:
+           bar, stop: threading.Event, lost) -> None:
     """Keep QUEUED tasks per worker in flight until every case has a row. When ``stop`` is set (the signal
     handlers' flag) or on KeyboardInterrupt, the tasks in flight are cancelled (their workers stopped) and
-    KeyboardInterrupt propagates."""
+    KeyboardInterrupt propagates; when ``lost()`` gives a reason, EngineLost with it."""
     isolated: deque = deque()
     in_flight: dict = {}
     failed, measured, measured_s = 0, 0, 0.0
@@ -312,6 +454,9 @@ def _drive(ray, remote, experiment_ref, experiment, spec, todo: deque, workers: 
             ready, _ = ray.wait(list(in_flight), num_returns=1, timeout=POLL)
             if stop.is_set():
                 raise KeyboardInterrupt
+            reason = lost()
+            if reason is not None:
+                raise EngineLost(reason)
             for ref in ready:
                 batch, submitted, _ = in_flight.pop(ref)
                 try:
