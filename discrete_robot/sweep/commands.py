@@ -47,12 +47,19 @@ def sweep(raw: dict, output_dir: Path, workers: int | None = None, address: str 
     return summary
 
 
+KEPT = "the finished cases are kept; --resume computes the others"
+
+
 def run(args) -> dict:
-    summary = sweep(read_spec(args.spec), args.output_dir, args.workers, args.address, args.resume, args.progress)
+    try:
+        summary = sweep(read_spec(args.spec), args.output_dir, args.workers, args.address, args.resume,
+                        args.progress)
+    except KeyboardInterrupt:   # outside the engine's run (which keeps its rows itself): checking, expanding, merging
+        return {"success": False, "interrupted": True, "message": f"interrupted: {KEPT}"}
     if summary["lost"]:
         summary["success"] = False
-        summary["message"] = f"{summary['lost']}: the finished cases are kept; --resume computes the others"
+        summary["message"] = f"{summary['lost']}: {KEPT}"
     elif summary["interrupted"]:
         summary["success"] = False
-        summary["message"] = "interrupted: the finished cases are kept; --resume computes the others"
+        summary["message"] = f"interrupted: {KEPT}"
     return summary

@@ -103,12 +103,12 @@ def folder_error(path: Path, error: OSError, kept: str = "") -> FolderError:
 
 def write_aside(path: Path, data: bytes) -> None:
     """``data`` as the file ``path``, written under a temporary name and renamed (atomic); when the write fails
-    (OSError) the temporary file is removed and the error raised."""
+    (OSError) or is interrupted (Ctrl-C) the temporary file is removed and the exception raised."""
     temporary = path.with_name(path.name + ".tmp")
     try:
         temporary.write_bytes(data)
         os.replace(temporary, path)
-    except OSError:
+    except BaseException:
         temporary.unlink(missing_ok=True)
         raise
 

@@ -167,3 +167,26 @@ def test_a_port_that_is_no_ray_cluster_is_given_up_within_30_s_and_ctrl_c_is_obe
     assert result.returncode == 2 and len(lines) == 1 and "Traceback" not in result.stderr, result.stderr[-3000:]
     assert lines[0].startswith(f"error: --address {address}: ")
     assert took < 30.0
+
+
+def test_ctrl_c_while_a_million_cases_are_built_ends_the_command_within_2_s(tmp_path):
+    """The cases of 10⁶ samples take tens of seconds to build, before any folder or Ray: Ctrl-C there is obeyed
+    at once, with the interrupted summary (status 1), no traceback and nothing written."""
+    spec = write_spec(tmp_path, {"experiment": "predict-push", "samples": 1_000_000,
+                                 "random": {"contact_fraction": {"uniform": [0.0, 1.0]}}})
+    process = subprocess.Popen(command(spec, tmp_path / "out"), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)
+    try:
+        time.sleep(8.0)     # imports and the spec's checks take 1-3 s; building the cases, over 20
+        assert process.poll() is None
+        process.send_signal(signal.SIGINT)
+        interrupted = time.monotonic()
+        stdout, stderr = process.communicate(timeout=60.0)
+        took = time.monotonic() - interrupted
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 1 and "Traceback" not in stderr, stderr[-3000:]
+    assert json.loads(stdout) == {"success": False, "interrupted": True,
+                                  "message": "interrupted: the finished cases are kept; --resume computes the others"}
+    assert took < 2.0 and not (tmp_path / "out").exists()
