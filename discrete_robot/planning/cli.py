@@ -5,6 +5,7 @@
     python -m discrete_robot plan min-effort --system spherical-pendulum --duration 1 --h 0.033 --json
     python -m discrete_robot plan min-effort --model config/planar_2link.yaml --waypoints 0,0 1.5708,0.7854 \\
         --duration 1.5 --h 0.05 --json
+    python -m discrete_robot plan retime --model ur5.urdf --trajectory path.json --effort-scale 0.9 --json
     python -m discrete_robot plan convergence --model config/planar_2link.yaml --waypoints 0,0 1.5708,0.7854 \\
         --max-effort 20,10 --grids 20,40,80,160,320 --json
 
@@ -54,6 +55,21 @@ def add_commands(parser, common) -> None:
                         "spherical pendulum, the article's comparison; not for arms, where it does not converge on "
                         "the 6-joint arm)")
     p.set_defaults(run=lazy("discrete_robot.planning.commands:min_effort_command"))
+
+    p = sub.add_parser("retime", parents=[common],
+                       help="retime a stack's joint path (JSON: joint_names, positions) for minimum time under the "
+                            "model's limits, with its predicted execution")
+    p.add_argument("--model", default=None, help="robot model file (default: the shipped config/planar_2link.yaml)")
+    p.add_argument("--trajectory", required=True, metavar="FILE.json",
+                   help='{"joint_names": [...], "positions": [[...], ...]}, any joint order; timing ignored')
+    p.add_argument("--effort-scale", type=float, default=0.0,
+                   help="fraction of the effort limits, in (0, 1]; 0 (default) = the largest of 1, 0.9, ..., 0.5 "
+                        "whose predicted execution meets its tolerances; 1 = the true minimum time")
+    p.add_argument("--velocity-scale", type=float, default=1.0, help="fraction of the velocity limits (default 1)")
+    p.add_argument("--interpolation", choices=["spline", "blend"], default="spline",
+                   help="the path through the points: not-a-knot cubic spline over a uniform parameter (toppra's, "
+                        "default) or straight segments with circular blends (TOTG's, 0.1 rad deviation)")
+    p.set_defaults(run=lazy("discrete_robot.planning.commands:retime_command"))
 
     p = sub.add_parser("convergence", parents=[common],
                        help="min-time duration on refined grids against the continuous time optimum")

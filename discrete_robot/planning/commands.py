@@ -1,9 +1,13 @@
 """Implementations of the ``planning`` commands (their arguments: :mod:`.cli`, which imports this module only
 when a command runs, so ``--help`` loads no numerical module)."""
 
+import json
 from pathlib import Path
 
 import numpy as np
+
+from discrete_robot.cli import Report
+from discrete_robot.config_files import read_text
 
 from discrete_robot.discrete.dynamic_model import DiscreteDynamicModel
 from discrete_robot.errors import InputError
@@ -17,6 +21,7 @@ from discrete_robot.planning.dmoc import pendulum_swing_up_dmoc
 from discrete_robot.planning.dmoc_sparse import min_effort
 from discrete_robot.planning.min_time import plan_min_time, plan_min_time_nlp, replay
 from discrete_robot.planning.path import WaypointPath
+from discrete_robot.planning.planner import TrajectoryPlanner
 from discrete_robot.plotting import new_figure, save_figure
 
 
@@ -156,3 +161,30 @@ def convergence_command(args) -> dict:
     axis.legend()
     return {"model": model.name, "continuous_duration": continuous, "rows": rows,
             "plots": [save_figure(fig, args.output_dir, "min_time_convergence")]}
+
+
+def retime_command(args) -> Report:
+    """A stack's path from a JSON file ``{"joint_names": [...], "positions": [[...], ...]}`` retimed for minimum
+    time (planning.retime), with its predicted execution (planning.prediction)."""
+    try:
+        document = json.loads(read_text(args.trajectory, "--trajectory"))
+    except json.JSONDecodeError as error:
+        raise InputError(f"--trajectory {args.trajectory}: not JSON ({error})") from None
+    if not isinstance(document, dict) or not {"joint_names", "positions"} <= document.keys():
+        raise InputError(f"--trajectory {args.trajectory}: expected an object with 'joint_names' and 'positions'")
+    planner = TrajectoryPlanner(_model(args.model))
+    plan = planner.retime(document["positions"], document["joint_names"], args.effort_scale, args.velocity_scale,
+                          interpolation=args.interpolation)
+    predicted = plan.predicted.summary()
+    result = {"duration": plan.duration, "effort_scale": plan.details["effort_scale"],
+              "planning_time_s": plan.details["planning_time_s"],
+              "trajectory": {"joint_names": list(plan.joint_names), "t": plan.t, "positions": plan.positions,
+                             "velocities": plan.velocities, "accelerations": plan.accelerations,
+                             "efforts": plan.efforts},
+              "predicted": predicted}
+    text = (f"retimed {len(plan.t)} points ({plan.details['interpolation']}): {plan.duration:.4f} s at effort "
+            f"scale {plan.details['effort_scale']}, planned in {plan.details['planning_time_s']:.3f} s\n"
+            f"{plan.predicted.message()}\n"
+            + "\n".join(f"  {name}: largest tracking error {predicted['max_tracking_error'][name]:.3g} rad, peak "
+                        f"effort {100.0 * predicted['peak_effort_fraction'][name]:.0f} %" for name in plan.joint_names))
+    return Report(result, text)

@@ -224,7 +224,7 @@ class _SegmentPlanner:
         """Controllable speeds K and the greedy profile v on the nodes s."""
         budget.check()
         rows = self.rows(s)
-        K = reachability.backward_pass(*rows, self.cap, BOUNDARY_MARGIN)
+        K = reachability.backward_pass(*rows, np.full(s.size, self.cap), BOUNDARY_MARGIN)
         v = np.empty(s.size)
         k = reachability.forward_pass(*rows, K, self.tolerance, v)
         if k >= 0:

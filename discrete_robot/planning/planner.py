@@ -18,6 +18,7 @@ t_{k+1}, and at the last point the torque that holds the arm at rest at the goal
 that keeps the last effort keeps the arm where it stopped.
 """
 
+import dataclasses
 import enum
 import logging
 from collections.abc import Sequence
@@ -30,27 +31,37 @@ from discrete_robot.errors import InfeasibleError, InputError
 from discrete_robot.model.description import RobotModel
 from discrete_robot.model.dynamics import RigidBodySystem
 from discrete_robot.planning.constraints import JointLimits
-from discrete_robot.planning.dmoc_sparse import min_effort
+from discrete_robot.planning.dmoc_sparse import CONSTRAINT_TOL, accurate_model, min_effort
 from discrete_robot.planning.min_time import plan_min_time
 from discrete_robot.planning.path import WaypointPath
+from discrete_robot.planning.prediction import DEFAULT_GOAL_TOLERANCE, PredictedExecution, predict_execution
+from discrete_robot.planning.retime import model_order, retime
 from discrete_robot.validation import finite_vector, positive_step, whole_number
 
 LOGGER = logging.getLogger(__name__)
 
 
+#: rad and rad/s: a min-effort replay always may end this close to the goal at rest
+MIN_EFFORT_GOAL_TOLERANCE = 1e-6
+#: the effort margins an automatic retime tries, largest first
+AUTOMATIC_EFFORT_SCALES = (1.0, 0.9, 0.8, 0.7, 0.6, 0.5)
+
+
 class PlanMethod(enum.Enum):
     MIN_TIME = "min_time"
     MIN_EFFORT = "min_effort"
+    RETIME = "retime"
 
     @classmethod
     def parse(cls, text: str) -> "PlanMethod":
-        """'' = min_time; anything unknown is an InputError listing the methods."""
+        """A plan request's method: '' = min_time; anything else but min_time and min_effort is an InputError
+        listing them (a stack's path is retimed by :meth:`TrajectoryPlanner.retime`)."""
+        planning = (cls.MIN_TIME, cls.MIN_EFFORT)
         if not text:
             return cls.MIN_TIME
-        try:
-            return cls(text)
-        except ValueError:
-            raise InputError(f"unknown method {text!r}: use one of {', '.join(m.value for m in cls)}") from None
+        if text not in [m.value for m in planning]:
+            raise InputError(f"unknown method {text!r}: use one of {', '.join(m.value for m in planning)}")
+        return cls(text)
 
 
 @dataclass(frozen=True)
@@ -65,6 +76,8 @@ class PlannerSettings:
     max_duration: float = 3600.0    # s, longest plan answered (a longer one means limits too small to be meant)
     start_tolerance: float = 0.05   # rad or m, largest distance of a given first waypoint from the arm's state
     rest_tolerance: float = 0.05    # rad/s or m/s, fastest joint speed still counted as "at rest" for a start
+    predict: bool = True            # attach each plan's predicted execution (planning/prediction.py)
+    max_retime_points: int = 2000   # bound on the points of one retime request
 
     def __post_init__(self):
         whole_number(self.grid_points, "grid_points", low=3)
@@ -93,6 +106,7 @@ class PlannedTrajectory:
     efforts: np.ndarray
     method: PlanMethod
     details: dict = field(default_factory=dict)
+    predicted: PredictedExecution | None = None
 
     @property
     def duration(self) -> float:
@@ -125,13 +139,8 @@ class TrajectoryPlanner:
 
     def request_names(self, joint_names: Sequence[str]) -> list[str]:
         """The request's joint order: the model's when empty, else a permutation of it (InputError otherwise)."""
-        names = list(joint_names)
-        if not names:
-            return list(self.joint_names)
-        if len(set(names)) != len(names) or set(names) != set(self.joint_names):
-            raise InputError(f"joint_names {names} do not match the model's joints {list(self.joint_names)} "
-                             "(give each exactly once, any order, or none)")
-        return names
+        model_order(joint_names, self.joint_names)
+        return list(joint_names) or list(self.joint_names)
 
     def plan(self, waypoints, joint_names: Sequence[str] = (), max_effort: Sequence[float] = (),
              max_velocity: Sequence[float] = (), method: str = "", duration: float = 0.0,
@@ -160,7 +169,47 @@ class TrajectoryPlanner:
         plan = (self._min_time(q, limits) if chosen is PlanMethod.MIN_TIME
                 else self._min_effort(q, limits, duration, time_step_hint))
         self._check_times(plan.t)
+        return self._with_prediction(plan)
+
+    def retime(self, positions, joint_names: Sequence[str] = (), effort_scale: float = 0.0,
+               velocity_scale: float = 1.0, acceleration_limits=None,
+               interpolation: str = "spline") -> PlannedTrajectory:
+        """A stack's path (points (N, n) in ``joint_names`` order; its timing ignored) retimed for minimum time
+        under the model's limits times ``effort_scale`` and ``velocity_scale`` (:func:`.retime.retime`).
+
+        ``effort_scale`` 0 chooses the margin: the largest of :data:`AUTOMATIC_EFFORT_SCALES` whose predicted
+        execution meets its tolerances (:mod:`.prediction`), the reason in ``details["effort_scale"]``; 1 gives the
+        true minimum time."""
+        points = np.asarray(positions, dtype=float)
+        if points.ndim != 2 or points.shape[0] > self.settings.max_retime_points:
+            raise InputError(f"positions: expected at most {self.settings.max_retime_points} points of "
+                             f"{len(self.joint_names)} values, got shape {points.shape}")
+        scales = AUTOMATIC_EFFORT_SCALES if effort_scale == 0.0 else (effort_scale,)
+        for scale in scales:
+            timed = retime(self.model, joint_names, points, scale, velocity_scale, acceleration_limits,
+                           interpolation, system=self.system)
+            plan = self._with_prediction(PlannedTrajectory(
+                self.joint_names, timed.t, timed.positions, timed.velocities, timed.accelerations, timed.efforts,
+                PlanMethod.RETIME, {"interpolation": interpolation, "effort_scale": f"{scale:g}",
+                                    "planning_time_s": timed.planning_time}))
+            if plan.predicted is None or plan.predicted.meets_tolerances:
+                break
+        self._check_times(plan.t)
+        if len(scales) > 1:
+            plan.details["effort_scale"] = (
+                f"{scale:g}, chosen as the largest of {', '.join(f'{v:g}' for v in scales)} whose predicted execution "
+                "meets the goal tolerance within MoveIt's 1.2 x duration + 0.5 s" if plan.predicted.meets_tolerances
+                else f"{scale:g}: no margin tried ({', '.join(f'{v:g}' for v in scales)}) meets the tolerances")
         return plan
+
+    def _with_prediction(self, plan: PlannedTrajectory) -> PlannedTrajectory:
+        """The plan with its predicted execution attached (and stated in ``details``), when predicting."""
+        if not self.settings.predict:
+            return plan
+        predicted = predict_execution(self.model, plan.t, plan.positions, plan.velocities, plan.accelerations,
+                                      plan.efforts, system=self.system)
+        return dataclasses.replace(plan, details=dict(plan.details, predicted=predicted.message()),
+                                   predicted=predicted)
 
     def _start_at(self, current: ArmState | None, q: np.ndarray, from_current_state: bool) -> np.ndarray:
         """The waypoints with the arm's state as the start (module docstring), InputError when it cannot be."""
@@ -194,6 +243,23 @@ class TrajectoryPlanner:
             raise InfeasibleError("the plan's times do not increase by at least the 1 ns resolution of "
                                   "time_from_start: max_velocity or max_effort are too large or too small")
 
+    def _replay_tolerance(self, start: np.ndarray, solution) -> float:
+        """How far from the goal at rest (rad, rad/s) the replay of a converged min-effort solve may end: the
+        spread of the replay's end under force errors of the solver's own size (its constraint tolerance, relative
+        to the largest force; twice, for a margin), at least :data:`MIN_EFFORT_GOAL_TOLERANCE` and at most the goal
+        tolerance the predicted execution is judged by (:data:`.prediction.DEFAULT_GOAL_TOLERANCE`). Over a long
+        motion under gravity the replay amplifies the solve's residual by many orders (residual 5e-11, goal missed by
+        3.1e-3 rad, 2-link arm, 5 s at 25 ms; the spread is larger still), so an absolute 1e-6 refuses converged
+        solves."""
+        forces = solution.controls
+        bump = CONSTRAINT_TOL * max(float(np.max(np.abs(forces))), 1.0) * np.where(np.arange(forces.shape[1]) % 2,
+                                                                                      1.0, -1.0)
+        ends = [accurate_model(self.discrete).simulate(start, np.zeros(start.size), solution.h, forces.shape[0],
+                                                       forces=forces + sign * bump) for sign in (1.0, -1.0)]
+        spread = max(float(np.max(np.abs(ends[0].q[-1] - ends[1].q[-1]))),
+                     float(np.max(np.abs(ends[0].qd[-1] - ends[1].qd[-1]))))
+        return max(MIN_EFFORT_GOAL_TOLERANCE, min(2.0 * spread, DEFAULT_GOAL_TOLERANCE))
+
     def _holding(self, q: np.ndarray) -> np.ndarray:
         return np.asarray(self.system.potential_gradient(q), dtype=float)
 
@@ -217,11 +283,13 @@ class TrajectoryPlanner:
                              " steps; give a larger time_step_hint")
         solution = min_effort(self.discrete, q[0], q[-1], duration, h, limits, continuous=False, via=q[1:-1])
         # the motion returned is the discrete model's replay of the optimal forces from rest: it must end at the
-        # goal at rest (its distance is the replay's round-off, amplified by the motion's instability under gravity)
-        if not solution.outcome.success or solution.terminal_error > 1e-6:
+        # goal at rest, to what the solver's own tolerance explains once the motion's instability amplifies it
+        allowed = self._replay_tolerance(q[0], solution)
+        if not solution.outcome.success or solution.terminal_error > allowed:
             raise InfeasibleError(f"min_effort: no motion found within the torque, velocity and position limits "
                                   f"in {duration} s ({solution.outcome.message}; goal missed by "
-                                  f"{solution.terminal_error:.3g})")
+                                  f"{solution.terminal_error:.3g}, more than the {allowed:.3g} the solver's "
+                                  "tolerance explains)")
         # DMOC bounds the node velocities; the replay meets them to its round-off
         too_fast = limits.velocity_utilisation(solution.velocity) > 1.0 + 1e-6
         if np.any(too_fast):

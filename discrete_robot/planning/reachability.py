@@ -139,12 +139,13 @@ def max_exit_speed(alpha, gamma, beta, lower, upper, x, exit_cap, tolerance):
 @njit
 def backward_pass(alpha, gamma, beta, lower, upper, cap, margin):
     """Controllable speeds K (m + 1,) of the m steps (rows): K_m = 0, K_k = min(max entry speed of step k
-    towards K_{k+1}, shrunk by ``margin`` (relative), cap); K_0 = 0 (the motion starts at rest)."""
+    towards K_{k+1}, shrunk by ``margin`` (relative), cap[k]); K_0 = 0 (the motion starts at rest). ``cap``
+    (m + 1,): the velocity limits' cap on the path speed at each node."""
     m = alpha.shape[0]
     K = np.zeros(m + 1)
     for k in range(m - 1, -1, -1):
         K[k] = min(max_entry_speed(alpha[k], gamma[k], beta[k], lower[k], upper[k], K[k + 1]) * (1.0 - margin),
-                   cap)
+                   cap[k])
     K[0] = 0.0
     return K
 

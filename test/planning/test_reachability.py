@@ -65,7 +65,7 @@ def test_passes_stop_at_rest_within_the_controllable_speeds():
     braking to rest K = (0, √2, 1, 0) (K_0 = 0: the start is at rest), and the greedy profile reaches
     v² = 1 in one step, holds it, and brakes in the last: v = (0, 1, 1, 0)."""
     ones = np.ones((3, 1))
-    K = reachability.backward_pass(ones, 0.0 * ones, -ones, -ones, ones, np.inf, 0.0)
+    K = reachability.backward_pass(ones, 0.0 * ones, -ones, -ones, ones, np.full(4, np.inf), 0.0)
     np.testing.assert_allclose(K, [0.0, np.sqrt(2.0), 1.0, 0.0], atol=1e-12)
     v = np.empty(4)
     assert reachability.forward_pass(ones, 0.0 * ones, -ones, -ones, ones, K, np.zeros(1), v) == -1
