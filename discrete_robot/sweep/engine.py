@@ -83,7 +83,7 @@ ADDRESS = re.compile(r"(?P<host>[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\]):(?P<port>[0-9
 VITAL = ("raylet", "gcs_server")
 
 
-class EngineLost(Exception):
+class EngineLostError(Exception):
     """A process the local Ray instance needs has ended (module docstring); the message names it."""
 
 
@@ -348,74 +348,82 @@ def run_sweep(spec, experiment, cases: list, output_dir: Path, workers: int | No
     engine, address, workers, wall_s, compute_s (from the first task to the last result: wall_s without Ray's
     start, the spec and the results' consolidation) and the results table (``table``, pyarrow). In a Ray session
     the caller started, the sweep runs there and leaves it running."""
-    from tqdm import tqdm
-
     started = time.perf_counter()
     store = ResultStore(output_dir, experiment, resume, spec_text(spec.raw), spec_digest(spec.raw))
     done = store.done() if resume else set()
     todo = deque(case for case in cases if case.id not in done)
     reused, interrupted, lost, used, compute = len(cases) - len(todo), False, None, 0, 0.0
-    if todo:
-        local = LocalProcesses() if address is None else None
+    stop = threading.Event()
+    main = threading.current_thread() is threading.main_thread()    # signal handlers: main thread only
+    previous: dict = {}
+
+    def flag_signals():
+        """Ctrl-C and SIGTERM set ``stop`` (module docstring), checked after every wait on Ray."""
+        if main and not previous:
+            previous.update({number: signal.signal(number, lambda *_: stop.set())
+                             for number in (signal.SIGINT, signal.SIGTERM)})
+
+    ray, own, local = None, False, None
+    # Ray's driver prints the raylet's error reports (a worker died, a task is retried, the raylet ended) on
+    # sys.stdout (ray/_private/worker.py, listen_error_messages) until its shutdown: they go to stderr, stdout
+    # keeps the summary
+    with contextlib.redirect_stdout(sys.stderr):
         try:
-            ray, used, own = start_ray(workers, address)
-        except KeyboardInterrupt:   # while Ray starts or joins a cluster
-            if local is not None:
-                local.snapshot()
-                local.stop()
-            ray, own, interrupted = None, False, True
-        if ray is not None and not (own and local is not None):
-            local = None            # a cluster's processes, or the caller's session: not this sweep's to watch
-        if local is not None:
-            local.snapshot()
-    if todo and ray is not None:
-        remote = remote_run_task().options(num_cpus=1, max_retries=spec.retries)
-        bar = tqdm(total=len(todo), desc=f"sweep {experiment.name}", unit="case", file=sys.stderr,
-                   disable=not progress, smoothing=0.05)
-        stop = threading.Event()
-        main = threading.current_thread() is threading.main_thread()    # signal handlers: main thread only
-        previous = {number: signal.signal(number, lambda *_: stop.set())
-                    for number in (signal.SIGINT, signal.SIGTERM)} if main else {}
-        # Ray's driver prints the raylet's error reports (a worker died, a task is retried, the raylet ended) on
-        # sys.stdout (ray/_private/worker.py, listen_error_messages), until its shutdown: they go to stderr,
-        # stdout keeps the summary
-        with contextlib.redirect_stdout(sys.stderr):
-            try:
+            if todo and address is None:
+                # a KeyboardInterrupt raised inside a local ray.init could be lost there (a sweep then ran to its
+                # end): the flag keeps the signal until the first wait. Joining a cluster waits in Python
+                # (_join), where Ctrl-C raises KeyboardInterrupt
+                local = LocalProcesses()
+                flag_signals()
+            if todo:
+                ray, used, own = start_ray(workers, address)
+            if ray is not None and not own:
+                local = None        # the caller's session is not this sweep's to watch or stop
+            if ray is not None:
+                flag_signals()
+                if local is not None:
+                    local.snapshot()
                 compute = time.perf_counter()
                 try:
-                    _drive(ray, remote, ray.put(experiment), experiment, spec, todo, used, store, bar, stop,
+                    _drive(ray, experiment, spec, todo, used, store, stop, progress,
                            local.lost if local is not None else lambda: None)
                 finally:
                     compute = time.perf_counter() - compute
-            except KeyboardInterrupt:
-                interrupted = True
-            except EngineLost as error:
-                lost = str(error)
-            finally:
-                for number, handler in previous.items():
-                    signal.signal(number, handler)
-                bar.close()
-                if local is not None:
-                    local.snapshot()    # with the workers started since
-                if own:
-                    ray.shutdown()
-                if local is not None:
-                    local.stop()
+        except KeyboardInterrupt:
+            interrupted = True
+        except EngineLostError as error:
+            lost = str(error)
+        finally:
+            for number, handler in previous.items():
+                signal.signal(number, handler)
+            if local is not None:
+                local.snapshot()    # with the workers started since, or what an interrupted start left
+            if own:
+                ray.shutdown()
+            if local is not None:
+                local.stop()
     table = store.consolidate()
     ids = {case.id for case in cases}
     statuses = [s for c, s in zip(table.column("case").to_pylist(), table.column("status").to_pylist(),
                                   strict=True) if c in ids]
     return {"experiment": experiment.name, "cases": len(cases), "computed": store.rows, "reused": reused,
             "failed": statuses.count("failed"),
-            "interrupted": interrupted, "lost": lost, "engine": "ray", "address": address or "local", "workers": used,
-            "wall_s": time.perf_counter() - started, "compute_s": compute, "results": store.path, "table": table}
+            "interrupted": interrupted, "lost": lost, "engine": "ray", "address": address or "local",
+            "workers": used, "wall_s": time.perf_counter() - started, "compute_s": compute,
+            "results": store.path, "table": table}
 
 
-def _drive(ray, remote, experiment_ref, experiment, spec, todo: deque, workers: int, store: ResultStore,
-           bar, stop: threading.Event, lost) -> None:
-    """Keep QUEUED tasks per worker in flight until every case has a row. When ``stop`` is set (the signal
-    handlers' flag) or on KeyboardInterrupt, the tasks in flight are cancelled (their workers stopped) and
-    KeyboardInterrupt propagates; when ``lost()`` gives a reason, EngineLost with it."""
+def _drive(ray, experiment, spec, todo: deque, workers: int, store: ResultStore, stop: threading.Event,
+           progress: bool, lost) -> None:
+    """Keep QUEUED tasks per worker in flight until every case has a row, with a progress bar. When ``stop`` is
+    set (the signal handlers' flag) or on KeyboardInterrupt, the tasks in flight are cancelled (their workers
+    stopped) and KeyboardInterrupt propagates; when ``lost()`` gives a reason, EngineLostError with it."""
+    from tqdm import tqdm
+
+    remote = remote_run_task().options(num_cpus=1, max_retries=spec.retries)
+    experiment_ref = ray.put(experiment)
+    bar = tqdm(total=len(todo), desc=f"sweep {experiment.name}", unit="case", file=sys.stderr,
+               disable=not progress, smoothing=0.05)
     isolated: deque = deque()
     in_flight: dict = {}
     failed, measured, measured_s = 0, 0, 0.0
@@ -456,7 +464,7 @@ def _drive(ray, remote, experiment_ref, experiment, spec, todo: deque, workers: 
                 raise KeyboardInterrupt
             reason = lost()
             if reason is not None:
-                raise EngineLost(reason)
+                raise EngineLostError(reason)
             for ref in ready:
                 batch, submitted, _ = in_flight.pop(ref)
                 try:
@@ -477,3 +485,5 @@ def _drive(ray, remote, experiment_ref, experiment, spec, todo: deque, workers: 
         for ref in in_flight:
             ray.cancel(ref, force=True)
         raise
+    finally:
+        bar.close()
