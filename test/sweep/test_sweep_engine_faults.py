@@ -133,6 +133,23 @@ def test_an_address_that_is_malformed_or_where_nothing_listens_is_one_line(tmp_p
     assert not list((tmp_path / "out" / PARTS).glob("*"))
 
 
+def interrupted(process: subprocess.Popen, after: float) -> tuple[dict, float]:
+    """SIGINT to the running ``process`` ``after`` s from now: its summary (status 1, no traceback) and the
+    seconds from the signal to its end."""
+    try:
+        time.sleep(after)
+        assert process.poll() is None
+        process.send_signal(signal.SIGINT)
+        signalled = time.monotonic()
+        stdout, stderr = process.communicate(timeout=60.0)
+        took = time.monotonic() - signalled
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 1 and "Traceback" not in stderr, stderr[-3000:]
+    return json.loads(stdout), took
+
+
 def test_a_port_that_is_no_ray_cluster_is_given_up_within_30_s_and_ctrl_c_is_obeyed_while_connecting(tmp_path):
     """A loopback listener that accepts connections and never speaks: ``ray.init`` alone retried for minutes
     and ignored Ctrl-C. Ctrl-C once the command has connected: it ends within 2 s, interrupted, nothing
@@ -143,19 +160,9 @@ def test_a_port_that_is_no_ray_cluster_is_given_up_within_30_s_and_ctrl_c_is_obe
         silent.settimeout(120.0)
         process = subprocess.Popen(command(spec, tmp_path / "interrupted", "--address", address),
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        try:
-            connection, _ = silent.accept()     # the command's TCP check: it is connecting now
-            connection.close()
-            time.sleep(1.0)                     # into ray.init
-            process.send_signal(signal.SIGINT)
-            interrupted = time.monotonic()
-            stdout, stderr = process.communicate(timeout=60.0)
-            took = time.monotonic() - interrupted
-        finally:
-            if process.poll() is None:
-                process.kill()
-        assert process.returncode == 1 and "Traceback" not in stderr, stderr[-3000:]
-        summary = json.loads(stdout)
+        connection, _ = silent.accept()     # the command's TCP check: it is connecting now
+        connection.close()
+        summary, took = interrupted(process, 1.0)     # 1 s into ray.init
         assert summary["interrupted"] and summary["computed"] == 0 and summary["success"] is False
         assert took < 2.0
 
@@ -176,17 +183,7 @@ def test_ctrl_c_while_a_million_cases_are_built_ends_the_command_within_2_s(tmp_
                                  "random": {"contact_fraction": {"uniform": [0.0, 1.0]}}})
     process = subprocess.Popen(command(spec, tmp_path / "out"), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                text=True)
-    try:
-        time.sleep(8.0)     # imports and the spec's checks take 1-3 s; building the cases, over 20
-        assert process.poll() is None
-        process.send_signal(signal.SIGINT)
-        interrupted = time.monotonic()
-        stdout, stderr = process.communicate(timeout=60.0)
-        took = time.monotonic() - interrupted
-    finally:
-        if process.poll() is None:
-            process.kill()
-    assert process.returncode == 1 and "Traceback" not in stderr, stderr[-3000:]
-    assert json.loads(stdout) == {"success": False, "interrupted": True,
-                                  "message": "interrupted: the finished cases are kept; --resume computes the others"}
+    summary, took = interrupted(process, 8.0)    # imports and the spec's checks take 1-3 s; the cases, over 20
+    assert summary == {"success": False, "interrupted": True,
+                       "message": "interrupted: the finished cases are kept; --resume computes the others"}
     assert took < 2.0 and not (tmp_path / "out").exists()
