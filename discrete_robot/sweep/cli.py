@@ -16,11 +16,13 @@ def add_commands(parser, common) -> None:
                                      "OUTPUT_DIR/results.parquet, summary.json and plots")
     run.add_argument("spec", type=Path, help="the sweep spec (YAML): experiment, seed, samples, fixed, grid, random")
     run.add_argument("--workers", type=int, default=None,
-                     help="worker processes (default: every core, or every CPU of the --address cluster)")
+                     help="worker processes (default: every core, or every CPU of the --address cluster; a local "
+                          "instance runs at most one per core)")
     run.add_argument("--address", default=None,
-                     help="an existing Ray cluster (`ray start --head` on one machine, `ray start --address` on "
-                          "the others), e.g. 10.0.0.1:6379 (default: a local Ray instance)")
+                     help="HOST:PORT of an existing Ray cluster (`ray start --head` on one machine, `ray start "
+                          "--address` on the others), e.g. 10.0.0.1:6379 (default: a local Ray instance)")
     run.add_argument("--resume", action="store_true",
-                     help="keep the cases already ok in OUTPUT_DIR/results.parquet and compute the others")
+                     help="keep the cases already ok in OUTPUT_DIR/results.parquet and compute the others (the "
+                          "same spec only: compared with OUTPUT_DIR/spec.yaml by content hash)")
     run.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar on stderr")
     run.set_defaults(run=lazy("discrete_robot.sweep.commands:run"))
