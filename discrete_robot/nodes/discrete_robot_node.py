@@ -14,11 +14,14 @@ Subscribes
 - ``joint_trajectory`` (trajectory_msgs/JointTrajectory): the older name of
   ``<controller_name>/joint_trajectory``, followed the same way.
 
-The joints are a joint_trajectory_controller named ``controller_name`` (discrete_robot.nodes.trajectory_controller,
-with JTC's endpoints, parameters, goal checks, tolerances, interpolation and results). Its joints: the ``joints``
-parameter, else ``controllers_file``'s, else those a URDF's ``<ros2_control>`` tags give a command interface, else
-all; while it drives, the others are held at rest where they were when it took over. The reference is tracked by
-computed torque (gains ``kp`` 1/s², ``kd`` 1/s), efforts saturated at the model's limits (discrete_robot.control).
+The controllers (discrete_robot.nodes.controller_set): every controller ``controllers_file`` lists under
+``controller_manager: ros__parameters:``, created from its type (discrete_robot.nodes.controllers); without
+such a list, one joint_trajectory_controller named ``controller_name`` (discrete_robot.nodes.trajectory_controller,
+with JTC's endpoints, parameters, goal checks, tolerances, interpolation and results) on the ``joints`` parameter,
+else ``controllers_file``'s, else those a URDF's ``<ros2_control>`` tags give a command interface, else all. The
+start-up log names each controller with its type and joints. While they drive, the other joints are held at rest
+where they were when they took over. References are tracked by computed torque (gains ``kp`` 1/s², ``kd`` 1/s),
+efforts saturated at the model's limits (discrete_robot.control).
 
 Holding (``hold_on_start``, default true): the joints hold their position from the start, after ``reset`` and
 after ``set_state``, as a controller holds a robot that has no goal (gravity compensation plus PD), and after a
@@ -37,7 +40,6 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64, Float64MultiArray, String
 
 from discrete_robot.control.computed_torque import EffortCommand, TrajectoryTracking, at_limit
-from discrete_robot.control.joint_trajectory_controller import continuous_joints, controller_joints
 from discrete_robot.discrete.integrators import IntegratorKind
 from discrete_robot.discrete.simulation import FixedStepSimulation
 from discrete_robot.errors import InputError
@@ -61,16 +63,10 @@ from discrete_robot.nodes.common import (
     ros_name,
 )
 from discrete_robot.nodes.conversions import merged_joint_state
-from discrete_robot.nodes.jtc_parameters import (
-    CONTROLLER_PARAMETERS,
-    CONTROLLERS_FILE,
-    JOINTS,
-    controllers_file_joints,
-    declare_controller_parameters,
-)
+from discrete_robot.nodes.controller_set import ControllerSet
+from discrete_robot.nodes.jtc_parameters import CONTROLLER_PARAMETERS, CONTROLLERS_FILE, JOINTS
 from discrete_robot.nodes.parameters import model_file
 from discrete_robot.nodes.simulator import SimulatorNode, simulator_parameters
-from discrete_robot.nodes.trajectory_controller import TrajectoryControllerEndpoints
 from discrete_robot.simulation.fixed_base import FixedBaseWorld
 from discrete_robot.validation import finite_vector, per_joint_values
 
@@ -133,26 +129,20 @@ class DiscreteRobotNode(SimulatorNode):
         self.description_pub = self.create_publisher(String, "robot_description", LATCHED_QOS)
         self.description_pub.publish(String(data=robot_description(model)))
         self.create_subscription(Float64MultiArray, "joint_effort_commands", self.on_effort, STATE_QOS)
-        joints = controller_joints(self.joints, model.command_interfaces, values["joints"] or controllers_file_joints(
-            values["controllers_file"], values["controller_name"]))
-        # the controller's joints within the model's; the others (held: their positions, set when the controller
-        # takes over) are held at rest while it drives
-        self.controlled = np.array([self.joints.index(name) for name in joints])
-        self.controller = TrajectoryControllerEndpoints(
-            self, values["controller_name"], joints,
-            declare_controller_parameters(self, values["controller_name"], joints, values["controllers_file"],
-                                          gains=True),
-            self._joint_state, topic_aliases=("joint_trajectory",), wraparound=continuous_joints(model, joints),
-            velocity_limits=model.velocity_limits[self.controlled], update_period=1.0 / values["publish_rate"])
-        self.tracking = TrajectoryTracking(self.arm.system, self.controlled, self.effort_limits, self.controller.sample,
-                                           self._pd_gains)
+        self.controller = ControllerSet(self, model, values, self._joint_state)
+        # the controlled joints track the controllers' references; the others (held: their positions when the
+        # controllers take over) are held at rest while they drive
+        self.tracking = TrajectoryTracking(self.arm.system, self.controller.controlled, self.effort_limits,
+                                           lambda t: self.controller.reference(t, self.tracking.held), self._pd_gains)
         self.hold_on_start = values["hold_on_start"]
         if self.hold_on_start:
             self.controller.hold()
         self.add_post_set_parameters_callback(self.on_parameters_set)
         self.get_logger().info(f"simulating '{model.name}' ({model.dof} joints: {', '.join(self.joints)}) "
                                f"with the {values['integrator']} integrator, h = {values['time_step']} s; "
-                               f"action {self.controller.action}")
+                               f"actions {', '.join(self.controller.actions) or '-'}")
+        for line in self.controller.lines:
+            self.get_logger().info(line)
         self.start_simulation(values, hardware_id=model.name)
 
     # ------------------------------------------------------------------------------------------ inputs
@@ -172,25 +162,24 @@ class DiscreteRobotNode(SimulatorNode):
         self.tracking.release()
 
     def _joint_state(self) -> tuple[float, np.ndarray, np.ndarray]:
-        """Simulated time (s), the controller's joints' positions and velocities: what the controller reads."""
-        return self.simulation.time, self.simulation.q[self.controlled], self.simulation.qd[self.controlled]
+        """Simulated time (s), every joint's positions and velocities: what the controllers read."""
+        return self.simulation.time, self.simulation.q, self.simulation.qd
 
     # ------------------------------------------------------------------------------------------ simulation
 
     def torques(self, t: float, q: np.ndarray, qd: np.ndarray) -> np.ndarray:
         """The generalised forces held over the step starting at simulated time t, saturated at the limits."""
-        tau = (self.tracking if self.controller.active else self.effort).update(t, q, qd)
+        tau = self.controller.commanded_efforts((self.tracking if self.controller.active else self.effort).update(
+            t, q, qd))
         saturated = at_limit(tau, self.effort_limits)
         if saturated.size:
             self.saturation_log.warning("saturated", f"effort limits active on {[self.joints[i] for i in saturated]}")
         return tau
 
     def _pd_gains(self) -> tuple[np.ndarray, np.ndarray]:
-        """kp (1/s²) and kd (1/s) per degree of freedom: the controller's gains.<joint>.p and .d where set, else
+        """kp (1/s²) and kd (1/s) per degree of freedom: the controllers' gains.<joint>.p and .d where set, else
         the node's kp and kd (the held joints too)."""
-        kp, kd = np.full(len(self.joints), self.gains["kp"]), np.full(len(self.joints), self.gains["kd"])
-        kp[self.controlled], kd[self.controlled] = self.controller.gains(self.gains["kp"], self.gains["kd"])
-        return kp, kd
+        return self.controller.gains(self.gains["kp"], self.gains["kd"])
 
     @property
     def world(self) -> FixedStepSimulation:
@@ -201,6 +190,7 @@ class DiscreteRobotNode(SimulatorNode):
         # tracked trajectory's torques depend on each step's state
         tracking = self.controller.active
         if tracking:
+            self.controller.take_over()
             self.tracking.take_over(self.simulation.q)
         self.simulation.step(steps, self.torques if tracking else self.torques(self.world_time, None, None))
 
@@ -235,7 +225,7 @@ class DiscreteRobotNode(SimulatorNode):
         simulation = self.simulation
         self.joint_pub.publish(joint_state_msg(stamp, self.joints, simulation.q, simulation.qd, simulation.tau))
         self.energy_pub.publish(Float64(data=float(simulation.energy())))
-        self.controller.tick(stamp, simulation.tau[self.controlled])
+        self.controller.tick(stamp, simulation.tau)
 
     def moving_transforms(self):
         return joint_transforms(self.model, self.simulation.q)

@@ -17,9 +17,11 @@ from discrete_robot.control.joint_trajectory_controller import ControllerSetting
 from discrete_robot.control.trajectory import Interpolation
 from discrete_robot.nodes.common import ParameterSpec, StartupError, declare_parameters, non_negative, one_of
 
-CONTROLLERS_FILE = ParameterSpec("controllers_file", "", "a ros2_controllers.yaml (e.g. a MoveIt config's): "
-                                                          "the JTC parameters of its <controller_name> section "
-                                                          "where this node sets none; empty = none",
+CONTROLLERS_FILE = ParameterSpec("controllers_file", "", "a ros2_controllers.yaml (e.g. a MoveIt config's): every "
+                                                          "controller under controller_manager is created from its "
+                                                          "type, its parameters under <name>. (controller_name's "
+                                                          "unprefixed; the node's own values first); without that "
+                                                          "list, the <controller_name> section's; empty = none",
                                  read_only=True)
 #: JTC's ``joints`` (yaml 2-11: read-only, unique); empty here means "from the model" (controller_joints)
 JOINTS = ParameterSpec("joints", [], "the controller's joints (JTC's joints); empty = controllers_file's, else "

@@ -112,9 +112,27 @@ def test_a_moveit_ros2_controllers_yaml_applies_and_the_node_s_own_parameters_co
     assert node.alive()
 
 
-def test_a_controllers_file_without_the_controller_stops_the_node_in_one_line(ros, tmp_path):
+def test_a_controllers_file_s_listed_controllers_are_served_with_their_parameters_under_their_names(ros, tmp_path):
+    from sensor_msgs.msg import JointState
+
     path = tmp_path / "ros2_controllers.yaml"
     path.write_text(ROS2_CONTROLLERS_YAML)
+    # controller_manager lists arm_controller: created as controller_manager would, though controller_name
+    # (joint_trajectory_controller) is not in the file; its parameters under its name
+    node = ros.start("discrete_robot_node", params={"controllers_file": str(path)})
+    ros.wait_for_message("joint_states", JointState, timeout=30.0)
+    assert _parameters(ros, ["arm_controller.constraints.goal_time", "arm_controller.constraints.joint1.goal",
+                             "arm_controller.gains.joint1.p"]) == {
+        "arm_controller.constraints.goal_time": 0.5, "arm_controller.constraints.joint1.goal": 0.001,
+        "arm_controller.gains.joint1.p": 100.0}
+    assert ("controller arm_controller (joint_trajectory_controller/JointTrajectoryController): joints joint1, "
+            "joint2") in node.log()
+    node.stop()
+
+
+def test_a_controllers_file_without_a_list_or_the_controller_stops_the_node_in_one_line(ros, tmp_path):
+    path = tmp_path / "ros2_controllers.yaml"
+    path.write_text(ROS2_CONTROLLERS_YAML[ROS2_CONTROLLERS_YAML.index("arm_controller:\n  ros__parameters"):])
     node = ros.start("discrete_robot_node", params={"controllers_file": str(path)})
     assert node.wait(30.0) == 1
     log = node.log()

@@ -1,0 +1,147 @@
+"""discrete_robot_node's controllers together: created from the controllers file, their references combined.
+
+The trajectory controllers and the position-commanding forward controllers give references for their joints
+(model indices :attr:`ControllerSet.controlled`, in that order), which the node's computed-torque law tracks
+(discrete_robot.control.computed_torque.TrajectoryTracking; the other joints held where they were when the
+controllers took over). While any of them drives, the others hold where they are, as an active controller holds
+its joints without a goal. Effort-commanding forward controllers then replace their joints' torques with their
+last command. The controllers' types and files: discrete_robot.nodes.controllers.
+"""
+
+from collections.abc import Callable
+
+import numpy as np
+
+from discrete_robot.control.computed_torque import saturate
+from discrete_robot.control.joint_trajectory_controller import continuous_joints, controller_joints
+from discrete_robot.control.trajectory import Reference
+from discrete_robot.nodes.controllers import (
+    BROADCASTER,
+    FORWARD,
+    JTC,
+    ForwardCommand,
+    combined_reference,
+    forward_command,
+    listed_controllers,
+    startup_line,
+)
+from discrete_robot.nodes.jtc_parameters import controllers_file_joints, declare_controller_parameters
+from discrete_robot.nodes.trajectory_controller import TrajectoryControllerEndpoints
+
+
+class ControllerSet:
+    """The controllers of ``values["controllers_file"]`` (else the one JTC ``values["controller_name"]``) on
+    ``node`` for ``model``; ``state()`` gives (simulated time s, every joint's positions, velocities)."""
+
+    def __init__(self, node, model, values: dict, state: Callable[[], tuple[float, np.ndarray, np.ndarray]]):
+        self.node, self.state = node, state
+        self.dofs, self.file = list(model.joint_names), values["controllers_file"]
+        self.effort_limits = model.effort_limits
+        self.trajectory: list[tuple[TrajectoryControllerEndpoints, np.ndarray]] = []
+        self.forward: list[ForwardCommand] = []
+        self.lines: list[str] = []
+        listed = (listed_controllers(self.file) if self.file else {}) or {values["controller_name"]: JTC}
+        claimed: dict[str, str] = {}
+        for name, kind in listed.items():
+            primary = name == values["controller_name"]
+            if kind == JTC:
+                joints = list(controller_joints(self.dofs, model.command_interfaces, (
+                    values["joints"] if primary else ()) or controllers_file_joints(self.file, name)))
+            elif kind in FORWARD:
+                joints = controllers_file_joints(self.file, name)
+            elif kind == BROADCASTER:
+                self.lines.append(startup_line(name, kind, ["joint_states"]))
+                continue
+            else:
+                node.get_logger().error(f"controller {name}: type '{kind}' is not one this simulator serves "
+                                        f"({', '.join([JTC, BROADCASTER, *FORWARD])}); not created")
+                continue
+            taken = {joint: claimed[joint] for joint in joints if joint in claimed}
+            if taken:       # ros2_control refuses to activate a controller whose command interfaces are claimed
+                node.get_logger().error(f"controller {name}: joints already claimed by {taken}; not created")
+                continue
+            claimed.update(dict.fromkeys(joints, name))
+            self.lines.append(startup_line(name, kind, joints))
+            if kind in FORWARD:
+                self.forward.append(forward_command(node, name, kind, joints, self.dofs, self.file))
+                continue
+            indices = np.array([self.dofs.index(joint) for joint in joints])
+            self.trajectory.append((TrajectoryControllerEndpoints(
+                node, name, joints,
+                declare_controller_parameters(node, name, joints, self.file, prefix="" if primary else f"{name}.",
+                                              gains=True),
+                self._joint_state(indices), topic_aliases=("joint_trajectory",) if primary else (),
+                prefix="" if primary else f"{name}.", wraparound=continuous_joints(model, joints),
+                velocity_limits=model.velocity_limits[indices], update_period=1.0 / values["publish_rate"]),
+                indices))
+        positions = [c.indices for c in self.forward if c.interface == "position"]
+        self.controlled = np.concatenate([indices for _, indices in self.trajectory] + positions).astype(int)
+
+    def _joint_state(self, indices: np.ndarray) -> Callable[[], tuple[float, np.ndarray, np.ndarray]]:
+        def state():
+            t, q, qd = self.state()
+            return t, q[indices], qd[indices]
+        return state
+
+    @property
+    def actions(self) -> list[str]:
+        return [endpoints.action for endpoints, _ in self.trajectory]
+
+    @property
+    def active(self) -> bool:
+        """Whether a controller drives its joints (a trajectory, a hold, a position command)."""
+        return (any(endpoints.active for endpoints, _ in self.trajectory)
+                or any(c.reference() is not None for c in self.forward))
+
+    def hold(self) -> None:
+        """Every trajectory controller holds its joints where they are."""
+        for endpoints, _ in self.trajectory:
+            endpoints.hold()
+
+    def take_over(self) -> None:
+        """A controller drives: the trajectory controllers without a goal hold where their joints are."""
+        for endpoints, _ in self.trajectory:
+            if not endpoints.active:
+                endpoints.hold()
+
+    def release(self, reason: str) -> None:
+        """Every controller stops driving (the running goals end with ``reason``); position commands are cleared."""
+        for endpoints, _ in self.trajectory:
+            endpoints.release(reason)
+        for controller in self.forward:
+            controller.command = None
+
+    def reference(self, t: float, held: np.ndarray) -> Reference:
+        """The desired state of the :attr:`controlled` joints at t; a forward position controller without a
+        command yet holds its joints at ``held`` (every joint's positions)."""
+        parts, offset = [], 0
+        for endpoints, indices in self.trajectory:
+            parts.append((np.arange(offset, offset + len(indices)), endpoints.sample(t)))
+            offset += len(indices)
+        for controller in self.forward:
+            if controller.interface == "position":
+                rest = np.zeros(len(controller.indices))
+                parts.append((np.arange(offset, offset + len(controller.indices)),
+                              controller.reference() or Reference(held[controller.indices], rest, rest.copy())))
+                offset += len(controller.indices)
+        return parts[0][1] if len(parts) == 1 else combined_reference(parts)
+
+    def gains(self, kp: float, kd: float) -> tuple[np.ndarray, np.ndarray]:
+        """kp (1/s²) and kd (1/s) per joint: each trajectory controller's gains.<joint>.p and .d where set, else
+        ``kp`` and ``kd``."""
+        p, d = np.full(len(self.dofs), kp), np.full(len(self.dofs), kd)
+        for endpoints, indices in self.trajectory:
+            p[indices], d[indices] = endpoints.gains(kp, kd)
+        return p, d
+
+    def commanded_efforts(self, tau: np.ndarray) -> np.ndarray:
+        """``tau`` with the effort-commanding forward controllers' joints set to their last commands, saturated at
+        the effort limits."""
+        for controller in self.forward:
+            if controller.interface == "effort" and controller.command is not None:
+                tau[controller.indices] = saturate(controller.command, self.effort_limits[controller.indices])
+        return tau
+
+    def tick(self, stamp, tau: np.ndarray) -> None:
+        for endpoints, indices in self.trajectory:
+            endpoints.tick(stamp, tau[indices])

@@ -1,0 +1,95 @@
+"""A MoveIt config's ros2_controllers.yaml drives discrete_robot_node as controller_manager would: the stock Panda
+URDF (example-robot-data) and panda_moveit_config's layout (fixtures/panda_ros2_controllers.yaml), each listed
+controller created from its type; a 7-joint goal as MoveIt sends it (positions and velocities) reaches its end."""
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from discrete_robot.model.example_robots import example_robot_path
+
+pytestmark = pytest.mark.ros
+
+CONTROLLERS = Path(__file__).resolve().parent / "fixtures" / "panda_ros2_controllers.yaml"
+ARM = [f"panda_joint{i}" for i in range(1, 8)]
+TARGET = [0.4, -0.3, 0.2, -1.6, 0.1, 1.3, 0.6]
+
+
+def _panda(ros, controllers_file=CONTROLLERS, **params):
+    return ros.start("discrete_robot_node", params={"model_file": str(example_robot_path("panda")),
+                                                    "controllers_file": str(controllers_file), **params})
+
+
+def test_the_panda_arm_controller_follows_a_moveit_goal_of_positions_and_velocities(ros):
+    from builtin_interfaces.msg import Duration
+    from control_msgs.action import FollowJointTrajectory
+    from sensor_msgs.msg import JointState
+    from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+
+    node = _panda(ros)
+    start = ros.wait_for_message("joint_states", JointState, timeout=60.0)
+    log = node.log()
+    assert ("controller panda_arm_controller (joint_trajectory_controller/JointTrajectoryController): joints "
+            + ", ".join(ARM)) in log
+    assert "controller joint_state_broadcaster (joint_state_broadcaster/JointStateBroadcaster)" in log
+
+    # a MoveIt-timed path: a midpoint moving at the mean velocity, the end at rest
+    q0 = [start.position[list(start.name).index(joint)] for joint in ARM]
+    middle = [(a + b) / 2.0 for a, b in zip(q0, TARGET, strict=True)]
+    goal = FollowJointTrajectory.Goal()
+    goal.trajectory = JointTrajectory(joint_names=ARM, points=[
+        JointTrajectoryPoint(positions=middle, velocities=[(b - a) / 2.0 for a, b in zip(q0, TARGET, strict=True)],
+                             time_from_start=Duration(sec=1)),
+        JointTrajectoryPoint(positions=TARGET, velocities=[0.0] * 7, time_from_start=Duration(sec=2))])
+    handle = ros.send_goal(FollowJointTrajectory, "panda_arm_controller/follow_joint_trajectory", goal)
+    assert handle.accepted
+    response = ros.goal_result(handle, 120.0)
+    assert response.result.error_code == FollowJointTrajectory.Result.SUCCESSFUL
+    final = ros.wait_for_message("joint_states", JointState, timeout=30.0)
+    reached = [final.position[list(final.name).index(joint)] for joint in ARM]
+    assert reached == pytest.approx(TARGET, abs=0.01)
+    assert node.alive()
+
+
+def test_an_unknown_type_and_a_joint_claimed_twice_are_refused_in_one_line_the_others_served(ros, tmp_path):
+    from sensor_msgs.msg import JointState
+    from std_msgs.msg import Float64MultiArray
+
+    path = tmp_path / "ros2_controllers.yaml"
+    path.write_text(textwrap.dedent("""\
+        controller_manager:
+          ros__parameters:
+            arm_controller:
+              type: joint_trajectory_controller/JointTrajectoryController
+            admittance_controller:
+              type: admittance_controller/AdmittanceController
+            wrist_controller:
+              type: joint_trajectory_controller/JointTrajectoryController
+            finger_controller:
+              type: forward_command_controller/ForwardCommandController
+        arm_controller:
+          ros__parameters:
+            joints: [panda_joint1, panda_joint2, panda_joint3, panda_joint4, panda_joint5, panda_joint6, panda_joint7]
+        wrist_controller:
+          ros__parameters:
+            joints: [panda_joint7]
+        finger_controller:
+          ros__parameters:
+            joints: [panda_finger_joint1]
+            interface_name: position
+        """))
+    node = _panda(ros, path)
+    ros.wait_for_message("joint_states", JointState, timeout=60.0)
+    log = node.log()
+    assert "controller admittance_controller: type 'admittance_controller/AdmittanceController' is not one" in log
+    assert "controller wrist_controller: joints already claimed by {'panda_joint7': 'arm_controller'}" in log
+    assert "Traceback" not in log
+    assert "actions arm_controller/follow_joint_trajectory" in log
+    # the forward controller's position command, tracked by the node's law
+    ros.publish("finger_controller/commands", Float64MultiArray(data=[0.02]))
+    sent = ros.seconds(ros.wait_for_message("joint_states", JointState, timeout=30.0).header.stamp)
+    finger = ros.wait_for_message("joint_states", JointState, timeout=60.0,
+                                  predicate=lambda m: ros.seconds(m.header.stamp) > sent + 2.0)
+    assert finger.position[list(finger.name).index("panda_finger_joint1")] == pytest.approx(0.02, abs=0.002)
+    assert node.alive()
