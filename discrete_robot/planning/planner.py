@@ -185,9 +185,15 @@ class TrajectoryPlanner:
             raise InputError(f"positions: expected at most {self.settings.max_retime_points} points of "
                              f"{len(self.joint_names)} values, got shape {points.shape}")
         scales = AUTOMATIC_EFFORT_SCALES if effort_scale == 0.0 else (effort_scale,)
+        plan = None
         for scale in scales:
-            timed = retime(self.model, joint_names, points, scale, velocity_scale, acceleration_limits,
-                           interpolation, system=self.system)
+            try:
+                timed = retime(self.model, joint_names, points, scale, velocity_scale, acceleration_limits,
+                               interpolation, system=self.system)
+            except InfeasibleError:
+                if plan is None:        # a smaller margin cannot hold the arm: keep the last plan
+                    raise
+                break
             plan = self._with_prediction(PlannedTrajectory(
                 self.joint_names, timed.t, timed.positions, timed.velocities, timed.accelerations, timed.efforts,
                 PlanMethod.RETIME, {"interpolation": interpolation, "effort_scale": f"{scale:g}",
@@ -195,11 +201,13 @@ class TrajectoryPlanner:
             if plan.predicted is None or plan.predicted.meets_tolerances:
                 break
         self._check_times(plan.t)
-        if len(scales) > 1:
+        scale = float(plan.details["effort_scale"])
+        if len(scales) > 1 and plan.predicted is not None:
             plan.details["effort_scale"] = (
                 f"{scale:g}, chosen as the largest of {', '.join(f'{v:g}' for v in scales)} whose predicted execution "
                 "meets the goal tolerance within MoveIt's 1.2 x duration + 0.5 s" if plan.predicted.meets_tolerances
-                else f"{scale:g}: no margin tried ({', '.join(f'{v:g}' for v in scales)}) meets the tolerances")
+                else f"{scale:g}: no margin from 1 down to {scale:g} meets the tolerances (a smaller one is not tried "
+                     "or cannot hold the arm)")
         return plan
 
     def _with_prediction(self, plan: PlannedTrajectory) -> PlannedTrajectory:

@@ -147,3 +147,22 @@ def test_plan_retime_cli_gives_the_trajectory_and_the_prediction(tmp_path, capsy
     path.write_text("{]")
     assert main(["plan", "retime", "--trajectory", str(path)]) == 2
     assert "not JSON" in capsys.readouterr().err
+
+
+def test_every_plan_carries_its_prediction_and_a_slow_plan_is_tracked_closely(planar):
+    """The min_time plan carries its prediction; a retime at a wide margin is tracked far more closely than at
+    full effort (the feedforward is the model's own, the error comes from the saturated, stiffer motion); the
+    automatic margin states its reason."""
+    planner = TrajectoryPlanner(planar)
+    plan = planner.plan([START, GOAL])
+    assert plan.predicted is not None and "predicted execution" in plan.details["predicted"]
+    assert plan.predicted.peak_effort_fraction.max() > 0.99          # bang-bang plan at its limits
+    points = _curved_points(10, 2, 0.5) + np.array([1.2, 0.0])
+    fast = planner.retime(points, effort_scale=1.0)
+    slow = planner.retime(points, effort_scale=0.5, velocity_scale=0.3)
+    assert slow.duration > fast.duration
+    assert slow.predicted.max_tracking_error.max() < 0.2 * fast.predicted.max_tracking_error.max()
+    assert slow.predicted.end_lag < fast.predicted.end_lag
+    chosen = planner.retime(points)
+    assert "chosen as the largest" in chosen.details["effort_scale"]
+    assert chosen.predicted.meets_tolerances
