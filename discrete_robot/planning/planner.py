@@ -180,9 +180,12 @@ class TrajectoryPlanner:
         ``effort_scale`` 0 chooses the margin: the largest of :data:`AUTOMATIC_EFFORT_SCALES` whose predicted
         execution meets its tolerances (:mod:`.prediction`), the reason in ``details["effort_scale"]``; 1 gives the
         true minimum time."""
-        points = np.asarray(positions, dtype=float)
+        try:
+            points = np.asarray(positions, dtype=float)
+        except (TypeError, ValueError):
+            raise InputError(f"positions: every point needs {len(self.joint_names)} numbers") from None
         if points.ndim != 2 or points.shape[0] > self.settings.max_retime_points:
-            raise InputError(f"positions: expected at most {self.settings.max_retime_points} points of "
+            raise InputError(f"positions: expected 2 to {self.settings.max_retime_points} points of "
                              f"{len(self.joint_names)} values, got shape {points.shape}")
         scales = AUTOMATIC_EFFORT_SCALES if effort_scale == 0.0 else (effort_scale,)
         plan = None
