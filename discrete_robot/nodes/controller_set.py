@@ -25,6 +25,7 @@ from discrete_robot.nodes.controllers import (
     listed_controllers,
     startup_line,
 )
+from discrete_robot.nodes.joint_commands import JointCommands
 from discrete_robot.nodes.jtc_parameters import controllers_file_joints, declare_controller_parameters
 from discrete_robot.nodes.trajectory_controller import TrajectoryControllerEndpoints
 
@@ -75,7 +76,18 @@ class ControllerSet:
                 velocity_limits=model.velocity_limits[indices], update_period=1.0 / values["publish_rate"]),
                 indices))
         positions = [c.indices for c in self.forward if c.interface == "position"]
-        self.controlled = np.concatenate([indices for _, indices in self.trajectory] + positions).astype(int)
+        self.claimed = np.concatenate([indices for _, indices in self.trajectory] + positions).astype(int)
+        self.joint_commands = JointCommands(node, values["joint_commands_topic"], self.dofs, self.claimed_joints)
+
+    def claimed_joints(self) -> set[str]:
+        """The joints the controllers claim (the others follow ``joint_commands``)."""
+        return {self.dofs[i] for i in self.claimed} | {self.dofs[i] for c in self.forward for i in c.indices}
+
+    @property
+    def controlled(self) -> np.ndarray:
+        """The model indices of the joints given a reference: the controllers' (trajectory, then forward
+        position), then those joint_commands gives a position or velocity."""
+        return np.concatenate([self.claimed, self.joint_commands.tracked])
 
     def _joint_state(self, indices: np.ndarray) -> Callable[[], tuple[float, np.ndarray, np.ndarray]]:
         def state():
@@ -91,7 +103,7 @@ class ControllerSet:
     def active(self) -> bool:
         """Whether a controller drives its joints (a trajectory, a hold, a position command)."""
         return (any(endpoints.active for endpoints, _ in self.trajectory)
-                or any(c.reference() is not None for c in self.forward))
+                or any(c.reference() is not None for c in self.forward) or self.joint_commands.tracked.size > 0)
 
     def hold(self) -> None:
         """Every trajectory controller holds its joints where they are."""
@@ -124,6 +136,9 @@ class ControllerSet:
                 parts.append((np.arange(offset, offset + len(controller.indices)),
                               controller.reference() or Reference(held[controller.indices], rest, rest.copy())))
                 offset += len(controller.indices)
+        tracked = self.joint_commands.tracked
+        if tracked.size:
+            parts.append((np.arange(offset, offset + tracked.size), self.joint_commands.reference(self.state()[1])))
         return parts[0][1] if len(parts) == 1 else combined_reference(parts)
 
     def gains(self, kp: float, kd: float) -> tuple[np.ndarray, np.ndarray]:
@@ -135,12 +150,12 @@ class ControllerSet:
         return p, d
 
     def commanded_efforts(self, tau: np.ndarray) -> np.ndarray:
-        """``tau`` with the effort-commanding forward controllers' joints set to their last commands, saturated at
-        the effort limits."""
+        """``tau`` with the effort-commanding forward controllers' joints and joint_commands' effort-commanded
+        joints set to their last commands, saturated at the effort limits."""
         for controller in self.forward:
             if controller.interface == "effort" and controller.command is not None:
-                tau[controller.indices] = saturate(controller.command, self.effort_limits[controller.indices])
-        return tau
+                tau[controller.indices] = controller.command
+        return saturate(self.joint_commands.efforts(tau), self.effort_limits)
 
     def tick(self, stamp, tau: np.ndarray) -> None:
         for endpoints, indices in self.trajectory:

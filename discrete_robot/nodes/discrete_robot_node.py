@@ -1,7 +1,7 @@
 """discrete_robot_node: a fixed-base robot model simulated live with the discrete dynamic model (or VI, RK45).
 
 Publishes (stamped with simulated time)
-- ``joint_states`` (sensor_msgs/JointState, reliable, depth 10): names = the model's generalised
+- ``joint_states`` (``joint_states_topic``; sensor_msgs/JointState, reliable, depth 10): names = the model's generalised
   coordinates (= the URDF's movable joints); positions, velocities, and as efforts the generalised forces
   applied over the last step (after saturation at the model's effort limits).
 - ``robot_description`` (std_msgs/String, transient local): the URDF of the model (a URDF model's own, unchanged).
@@ -13,6 +13,8 @@ Subscribes
   order (N m or N); held until the next command. Cancels trajectory tracking.
 - ``joint_trajectory`` (trajectory_msgs/JointTrajectory): the older name of
   ``<controller_name>/joint_trajectory``, followed the same way.
+- ``joint_commands`` (``joint_commands_topic``; sensor_msgs/JointState): commands by name for the joints no
+  controller claims (discrete_robot.nodes.joint_commands).
 
 The controllers (discrete_robot.nodes.controller_set): every controller ``controllers_file`` lists under
 ``controller_manager: ros__parameters:``, created from its type (discrete_robot.nodes.controllers); without
@@ -97,6 +99,11 @@ PARAMETERS = [
                   "the action is <controller_name>/follow_joint_trajectory", check=ros_name(), read_only=True),
     JOINTS,
     CONTROLLERS_FILE,
+    ParameterSpec("joint_commands_topic", "joint_commands", "sensor_msgs/JointState commands by name (position, "
+                  "velocity or effort) for the joints no controller claims (topic_based_ros2_control's)",
+                  check=ros_name(), read_only=True),
+    ParameterSpec("joint_states_topic", "joint_states", "the joint state topic (sensor_msgs/JointState)",
+                  check=ros_name(), read_only=True),
     *CONTROLLER_PARAMETERS,
 ]
 
@@ -124,7 +131,7 @@ class DiscreteRobotNode(SimulatorNode):
         self.gains = {name: values[name] for name in ("kp", "kd")}
         self.effort = EffortCommand(np.arange(model.dof), self.effort_limits)
 
-        self.joint_pub = self.create_publisher(JointState, "joint_states", JOINT_STATE_QOS)
+        self.joint_pub = self.create_publisher(JointState, values["joint_states_topic"], JOINT_STATE_QOS)
         self.energy_pub = self.create_publisher(Float64, ENERGY_TOPIC, STATE_QOS)
         self.description_pub = self.create_publisher(String, "robot_description", LATCHED_QOS)
         self.description_pub.publish(String(data=robot_description(model)))
@@ -191,6 +198,7 @@ class DiscreteRobotNode(SimulatorNode):
         tracking = self.controller.active
         if tracking:
             self.controller.take_over()
+            self.tracking.controlled = self.controller.controlled
             self.tracking.take_over(self.simulation.q)
         self.simulation.step(steps, self.torques if tracking else self.torques(self.world_time, None, None))
 

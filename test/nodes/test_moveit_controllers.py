@@ -93,3 +93,27 @@ def test_an_unknown_type_and_a_joint_claimed_twice_are_refused_in_one_line_the_o
                                   predicate=lambda m: ros.seconds(m.header.stamp) > sent + 2.0)
     assert finger.position[list(finger.name).index("panda_finger_joint1")] == pytest.approx(0.02, abs=0.002)
     assert node.alive()
+
+
+def test_joint_commands_drive_the_joints_no_controller_claims_as_topic_based_ros2_control_sends_them(ros, tmp_path):
+    from sensor_msgs.msg import JointState
+
+    path = tmp_path / "ros2_controllers.yaml"
+    path.write_text(CONTROLLERS.read_text().replace("    panda_hand_controller:\n      type: position_controllers/"
+                                                    "GripperActionController\n", ""))
+    # topic_based_ros2_control's default topics, kept apart from a stack's own joint_state_broadcaster
+    node = _panda(ros, path, joint_commands_topic="robot_joint_command", joint_states_topic="robot_joint_states")
+    start = ros.wait_for_message("robot_joint_states", JointState, timeout=60.0)
+    finger = list(start.name).index("panda_finger_joint1")
+    for _ in range(2):
+        ros.publish("robot_joint_command", JointState(name=["panda_finger_joint1", "panda_joint1"],
+                                                      position=[0.03, 1.0]))
+    sent = ros.seconds(ros.wait_for_message("robot_joint_states", JointState, timeout=30.0).header.stamp)
+    state = ros.wait_for_message("robot_joint_states", JointState, timeout=60.0,
+                                 predicate=lambda m: ros.seconds(m.header.stamp) > sent + 2.0)
+    assert state.position[finger] == pytest.approx(0.03, abs=0.002)
+    # panda_joint1 is the arm controller's: its command ignored, with one warning, the joint held where it started
+    assert state.position[0] == pytest.approx(start.position[0], abs=0.01)
+    log = node.log()
+    assert log.count("robot_joint_command: panda_joint1 is claimed by an active controller") == 1
+    assert node.alive()
