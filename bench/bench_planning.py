@@ -199,14 +199,14 @@ def retime_entries() -> list[dict]:
         system = RigidBodySystem(model)
         for points in (50, 200):
             path_points = _sampled_path(model, points, seed=points)
-            ours = _best_cpu_time(lambda p=path_points: retime(model, model.joint_names, p, system=system))
+            ours = _best_cpu_time(lambda p=path_points, m=model, y=system: retime(m, m.joint_names, p, system=y))
             timed = ours[1]
             spline = SplinePath(path_points[:, arm])
             v = np.linalg.norm(timed.velocities[:, arm], axis=1) / np.maximum(
                 np.linalg.norm(spline.derivatives(timed.s)[1], axis=1), 1e-300)
 
-            def rnea(q, qd, qdd):
-                return pin.rnea(pin_model, pin_data, q, qd, qdd)
+            def rnea(q, qd, qdd, pm=pin_model, pd=pin_data):
+                return pin.rnea(pm, pd, q, qd, qdd)
 
             our_peak = float(np.max(np.abs(_dense_torques(rnea, spline, timed.s, v)) / effort))
             # the same spline over s = 0..1 (a uniform parameter scaled: the same path); over 0..N-1 toppra's own
@@ -220,7 +220,7 @@ def retime_entries() -> list[dict]:
                 return algorithm.TOPPRA(limits, line, gridpoints=grid,
                                         parametrizer="ParametrizeConstAccel").compute_trajectory(0, 0)
 
-            def peak(trajectory):
+            def peak(trajectory, rnea=rnea, effort=effort):
                 t = np.arange(0.0, trajectory.duration, 1e-4)
                 return float(np.max(np.abs([rnea(*(trajectory(ti, order) for order in (0, 1, 2))) for ti in t])
                                     / effort))

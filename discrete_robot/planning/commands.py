@@ -8,7 +8,6 @@ import numpy as np
 
 from discrete_robot.cli import Report
 from discrete_robot.config_files import read_text
-
 from discrete_robot.discrete.dynamic_model import DiscreteDynamicModel
 from discrete_robot.errors import InputError
 from discrete_robot.model.description import load_model, package_config_path

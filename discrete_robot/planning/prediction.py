@@ -25,9 +25,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from discrete_robot import budget
-from discrete_robot.discrete.dissipation import Dissipation
 from discrete_robot.control.computed_torque import tracking_torques
 from discrete_robot.control.trajectory import TrajectoryReference
+from discrete_robot.discrete.dissipation import Dissipation
 from discrete_robot.discrete.simulation import FixedStepSimulation
 from discrete_robot.model.dynamics import RigidBodySystem
 

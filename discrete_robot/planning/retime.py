@@ -20,7 +20,8 @@ model on a grid, as TOPP-RA does, and solves them with the minimum-time planner'
 s̈ = (y² − x²)/2Δ (so Δt = 2Δ/(x + y), the trapezoid rule), the torque at each end of the step is a homogeneous
 quadratic in (x, y) plus gravity,
 
-    start:  τ = (a_k/2Δ) y² + (b_k − a_k/2Δ) x² + c_k,      end:  τ = (a_{k+1}/2Δ + b_{k+1}) y² − (a_{k+1}/2Δ) x² + c_{k+1},
+    start of the step:  τ = (a_k/2Δ) y² + (b_k − a_k/2Δ) x² + c_k,
+    end of the step:    τ = (a_{k+1}/2Δ + b_{k+1}) y² − (a_{k+1}/2Δ) x² + c_{k+1},
 
 i.e. the form F = α y² + γ x y + β x² + g the kernels take, with both ends constrained (toppra's "interpolation"
 discretisation). Acceleration limits add rows of the same form (a = q', b = q'', c = 0); velocity limits cap ṡ at
