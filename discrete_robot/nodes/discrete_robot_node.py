@@ -69,6 +69,7 @@ from discrete_robot.nodes.controller_set import ControllerSet
 from discrete_robot.nodes.jtc_parameters import CONTROLLER_PARAMETERS, CONTROLLERS_FILE, JOINTS
 from discrete_robot.nodes.parameters import model_file
 from discrete_robot.nodes.simulator import SimulatorNode, simulator_parameters
+from discrete_robot.nodes.start_pose import start_positions
 from discrete_robot.simulation.fixed_base import FixedBaseWorld
 from discrete_robot.validation import finite_vector, per_joint_values
 
@@ -85,7 +86,8 @@ PARAMETERS = [
     ParameterSpec("frame_prefix", "", "prefix of the TF frames (as robot_state_publisher's frame_prefix)",
                   check=ros_name(relative_only=True, trailing_slash=True, empty=True), read_only=True),
     ParameterSpec("initial_positions", [], "initial joint positions, rad or m, one per joint in joint_states "
-                                           "order; empty = the model's initial positions",
+                                           "order (or initial_positions.<joint> by name); empty = the model's; "
+                                           "clamped into the limits with a warning",
                   check=finite_values, type=Parameter.Type.DOUBLE_ARRAY, read_only=True),
     ParameterSpec("initial_velocities", [], "initial joint velocities, rad/s or m/s, one per joint; empty = rest",
                   check=finite_values, type=Parameter.Type.DOUBLE_ARRAY, read_only=True),
@@ -123,8 +125,7 @@ class DiscreteRobotNode(SimulatorNode):
         self.model = model = node_model(values, package_config_path(DEFAULT_MODEL))
         self.joints, self.effort_limits = model.joint_names, model.effort_limits
         self.arm = FixedBaseWorld(model, values["integrator"], values["time_step"],
-                                  per_joint_values(values["initial_positions"], model.initial_positions,
-                                                   "initial_positions", self.joints),
+                                  start_positions(self, model, values["initial_positions"]),
                                   per_joint_values(values["initial_velocities"], np.zeros(model.dof),
                                                    "initial_velocities", self.joints))
         self.simulation = self.arm.simulation

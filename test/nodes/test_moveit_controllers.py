@@ -117,3 +117,23 @@ def test_joint_commands_drive_the_joints_no_controller_claims_as_topic_based_ros
     log = node.log()
     assert log.count("robot_joint_command: panda_joint1 is claimed by an active controller") == 1
     assert node.alive()
+
+
+def test_initial_positions_by_joint_name_and_a_start_outside_the_limits_clamped_with_a_warning(ros, tmp_path):
+    from sensor_msgs.msg import JointState
+
+    # a parameters file's map, as a robot stack writes it; panda_joint4's limits are [-3.0718, -0.0698] rad
+    params = tmp_path / "params.yaml"
+    params.write_text("discrete_robot_node:\n  ros__parameters:\n"
+                      "    initial_positions: {panda_joint2: -0.5, panda_joint6: 1}\n")
+    node = ros.start("discrete_robot_node", params={"model_file": str(example_robot_path("panda"))},
+                     params_file=params)
+    state = ros.wait_for_message("joint_states", JointState, timeout=60.0)
+    names = list(state.name)
+    assert state.position[names.index("panda_joint2")] == pytest.approx(-0.5, abs=0.01)
+    assert state.position[names.index("panda_joint6")] == pytest.approx(1.0, abs=0.01)
+    assert state.position[names.index("panda_joint4")] == pytest.approx(-0.0698, abs=0.01)
+    log = node.log()
+    assert "initial_positions: panda_joint4 = 0 is outside its limits [-3.0718, -0.0698]; it starts at -0.0698" in log
+    assert "panda_joint2 = " not in log
+    assert node.alive()
