@@ -65,8 +65,10 @@ def executor_for(node_class: type) -> Executor:
 
     Not rclpy's EventsExecutor, though it costs a quarter of a SingleThreadedExecutor per message: with it, the
     arm missed one plan message in about ten runs of test_plan_execution (under CPU load), and none in ten with
-    this executor."""
-    return MultiThreadedExecutor() if getattr(node_class, "MULTI_THREADED", False) else SingleThreadedExecutor()
+    this executor. ``THREADS``: the MultiThreadedExecutor's threads (default: one per core)."""
+    if not getattr(node_class, "MULTI_THREADED", False):
+        return SingleThreadedExecutor()
+    return MultiThreadedExecutor(getattr(node_class, "THREADS", None))
 
 
 def shut_down(executors: Sequence[Executor], nodes: Sequence[Node], timeout_s: float = 1.0) -> None:

@@ -40,10 +40,12 @@ Parameters: ``model_file`` (default the shipped config/planar_2link.yaml), ``gri
 ``goal_time_tolerance``, ``execution_timeout`` (config/trajectory_planner.yaml). The planning itself is
 :class:`discrete_robot.planning.planner.TrajectoryPlanner`.
 
-Bounded work: a request with more than ``max_waypoints`` waypoints is refused, and planning stops after
-``request_timeout`` seconds with a refusal. The node runs on a multi-threaded executor with the service in
-its own callback group, so a long plan never blocks its parameter services, and Ctrl-C ends it at once
-(the planner polls :data:`discrete_robot.budget.STOP`).
+Bounded work: a request with more than ``max_waypoints`` waypoints is refused. Each method plans in a lane of its
+own (discrete_robot.nodes.work_lanes), one request at a time, so a min_time request never waits behind min_effort
+solves; a request is answered within ``request_timeout`` of its arrival, its wait included: one whose turn comes
+after that is refused at once with the reason, and planning stops when it runs out. Every request is kept
+(SERVICE_QOS). Parameter services answer during a long plan (a multi-threaded executor: a thread per lane and
+two more), and Ctrl-C ends the node at once (the planner polls :data:`discrete_robot.budget.STOP`).
 """
 
 import numpy as np
@@ -51,12 +53,11 @@ from builtin_interfaces.msg import Duration
 from control_msgs.action import FollowJointTrajectory
 from discrete_robot_interfaces.srv import PlanTrajectory
 from rclpy.action import ActionClient
-from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
+from rclpy.callback_groups import ReentrantCallbackGroup
 from sensor_msgs.msg import JointState
 from trajectory_msgs.msg import JointTrajectory
 from visualization_msgs.msg import MarkerArray
 
-from discrete_robot.budget import limited
 from discrete_robot.errors import DiscreteRobotError, InputError
 from discrete_robot.model.description import package_config_path
 from discrete_robot.nodes.conversions import duration_seconds, seconds_to_duration_fields
@@ -71,8 +72,9 @@ from discrete_robot.nodes.parameters import (
     positive,
 )
 from discrete_robot.nodes.plan_messages import PATH_TOPIC, path_markers, tool_point, trajectory_msg
-from discrete_robot.nodes.qos import LATCHED_QOS, STATE_QOS
+from discrete_robot.nodes.qos import LATCHED_QOS, SERVICE_QOS, STATE_QOS
 from discrete_robot.nodes.spin import node_main
+from discrete_robot.nodes.work_lanes import Lane
 from discrete_robot.planning.planner import ArmState, PlannerSettings, TrajectoryPlanner
 from discrete_robot.validation import finite_vector
 
@@ -137,6 +139,7 @@ class TrajectoryPlannerNode(GuardedNode):
 
     NODE_NAME = "trajectory_planner_node"
     MULTI_THREADED = True
+    THREADS = 4
 
     def __init__(self, **kwargs):
         super().__init__(self.NODE_NAME, **kwargs)
@@ -162,8 +165,9 @@ class TrajectoryPlannerNode(GuardedNode):
         self.action = f"{values['controller_name']}/follow_joint_trajectory"
         self.action_client = ActionClient(self, FollowJointTrajectory, self.action,
                                           callback_group=ReentrantCallbackGroup())
-        self.create_service(PlanTrajectory, "plan_trajectory", self.on_plan,
-                            callback_group=MutuallyExclusiveCallbackGroup())
+        self.lanes = {method: Lane(self, method) for method in ("min_time", "min_effort")}
+        self.create_service(PlanTrajectory, "plan_trajectory", self.on_plan, qos_profile=SERVICE_QOS,
+                            callback_group=ReentrantCallbackGroup())
         self.get_logger().info(f"planning for '{model.name}' ({', '.join(model.joint_names)})")
 
     def on_joint_states(self, msg: JointState) -> None:
@@ -171,7 +175,9 @@ class TrajectoryPlannerNode(GuardedNode):
 
     async def on_plan(self, request: PlanTrajectory.Request, response: PlanTrajectory.Response):
         try:
-            with limited(self.values["request_timeout"]):
+            # an unknown method is refused by the planner, at once: the cheap lane
+            lane = self.lanes["min_effort" if request.method == "min_effort" else "min_time"]
+            async with lane.turn(self.values["request_timeout"]):
                 plan = self.planner.plan([p.positions for p in request.waypoints], request.joint_names,
                                          request.max_effort, request.max_velocity, request.method, request.duration,
                                          request.time_step_hint, current=self.current,
