@@ -34,12 +34,13 @@ from discrete_robot.nodes.parameters import (
     positive,
     ros_name,
 )
-from discrete_robot.nodes.qos import ACTION_QOS, JOINT_STATE_QOS, LATCHED_QOS, SERVICE_QOS, STATE_QOS
+from discrete_robot.nodes.qos import ACTION_QOS, ACTION_SERVER, JOINT_STATE_QOS, LATCHED_QOS, SERVICE_QOS, STATE_QOS
 from discrete_robot.nodes.spin import SPINNING, init_with_stop_signal, node_main, shut_down, spin_until_stopped
 
 __all__ = [
-    "ACTION_QOS", "JOINT_STATE_QOS", "LATCHED_QOS", "ROBOT_DESCRIPTION", "SERVICE_QOS", "SPINNING", "STATE_QOS",
-    "TIP_LINK", "GuardedNode", "ParameterSpec", "RateLimitedLog", "StartupError", "declare_parameters",
+    "ACTION_QOS", "ACTION_SERVER", "JOINT_STATE_QOS", "LATCHED_QOS", "ROBOT_DESCRIPTION", "SERVICE_QOS",
+    "SPINNING", "STATE_QOS", "TIP_LINK", "GuardedNode", "ParameterSpec", "RateLimitedLog", "StartupError",
+    "declare_parameters",
     "duration_seconds", "finite_values", "first_non_finite", "init_with_stop_signal", "joint_state_msg",
     "node_main", "node_model", "non_negative", "one_of", "pose_msg", "positive", "quaternion_msg", "ros_name",
     "seconds_to_duration_fields", "shut_down", "spin_until_stopped",

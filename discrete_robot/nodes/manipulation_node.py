@@ -49,6 +49,7 @@ from discrete_robot.model.description import package_config_path
 from discrete_robot.model.urdf import WORLD_FRAME
 from discrete_robot.nodes.common import (
     ACTION_QOS,
+    ACTION_SERVER,
     JOINT_STATE_QOS,
     STATE_QOS,
     GuardedNode,
@@ -111,7 +112,7 @@ class ManipulationNode(GuardedNode):
         self.action_server = ActionServer(
             self, PushObject, "push_object",
             self.guard("action push_object", self.execute, lambda reason: PushObject.Result(message=reason)),
-            cancel_callback=lambda handle: CancelResponse.ACCEPT, callback_group=group, **ACTION_QOS)
+            cancel_callback=lambda handle: CancelResponse.ACCEPT, callback_group=group, **ACTION_SERVER)
         self.create_timer(1.0 / self.values["publish_rate"], self.publish,
                           clock=Clock(clock_type=ClockType.STEADY_TIME))
         self.get_logger().info(f"pushing with '{model.name}' (fingertip on {model.fingertip.link}) in the scene's "

@@ -8,7 +8,8 @@ cycle is discrete_robot.control.joint_trajectory_controller's. Endpoints, as JTC
 - action ``<name>/follow_joint_trajectory`` (control_msgs/FollowJointTrajectory): goals checked in the goal
   callback and REJECTED with the reason logged; feedback (desired, actual, error, ``index``) at
   ``action_monitor_rate`` Hz of wall time; goal, cancel and result services with keep-all queues (no request
-  is dropped under a burst) and results kept 15 minutes (rcl_action's default, which rclcpp servers use);
+  is dropped under a burst) and results kept ``RESULT_TIMEOUT_S`` (discrete_robot.nodes.qos: 30 s, not rcl's
+  15 minutes, in which a server's memory grows ~4 KB per goal);
 - topic ``<name>/joint_trajectory`` (trajectory_msgs/JointTrajectory): replaces the trajectory followed; a running
   goal stays active and ends on it;
 - topic ``<name>/controller_state`` (control_msgs/JointTrajectoryControllerState) every tick, with
@@ -45,12 +46,9 @@ from discrete_robot.control.joint_trajectory_controller import (
 )
 from discrete_robot.control.trajectory import Reference
 from discrete_robot.errors import InputError
-from discrete_robot.nodes.common import SERVICE_QOS, STATE_QOS
+from discrete_robot.nodes.common import ACTION_SERVER, STATE_QOS
 from discrete_robot.nodes.jtc_messages import controller_state_msg, feedback_msg, goal_result, refusal_code
 from discrete_robot.nodes.jtc_parameters import controller_settings
-
-#: how long a finished goal's result stays available, s (rcl_action_server_get_default_options: 15 min)
-RESULT_TIMEOUT_S = 900
 
 
 class TrajectoryControllerEndpoints:
@@ -90,8 +88,7 @@ class TrajectoryControllerEndpoints:
                        lambda reason: goal_result(ErrorCode.INVALID_GOAL, reason)),
             goal_callback=node.guard(f"action {action} goal", self.on_goal, lambda _: GoalResponse.REJECT),
             cancel_callback=node.guard(f"action {action} cancel", self.on_cancel, lambda _: CancelResponse.REJECT),
-            goal_service_qos_profile=SERVICE_QOS, result_service_qos_profile=SERVICE_QOS,
-            cancel_service_qos_profile=SERVICE_QOS, result_timeout=RESULT_TIMEOUT_S)
+            **ACTION_SERVER)
         self.state_pub = node.create_publisher(JointTrajectoryControllerState, f"{name}/controller_state",
                                                STATE_QOS)
         for topic in (f"{name}/joint_trajectory", *topic_aliases):
