@@ -30,6 +30,7 @@ from discrete_robot.geometry2d import rotation2d
 from discrete_robot.model.inverse_kinematics import ToolPoint, tool_jacobian, tool_pose
 from discrete_robot.pushing.object_model import PushedObject
 from discrete_robot.pushing.simulation import push_step
+from discrete_robot.validation import finite_vector
 
 
 @dataclass(frozen=True)
@@ -60,15 +61,24 @@ class SceneWorld:
         objects = [SceneObject("object", scene.obj, scene.contact_friction, scene.start_pose)]
         return cls(arm.model, arm.tool, arm.radius, objects, q)
 
-    def reset(self, q, poses: dict | None = None) -> None:
-        """The arm at joint positions q and the objects at ``poses`` (name -> (x, y, θ)), or where they start; no
-        force on the finger."""
-        poses = {} if poses is None else poses
-        unknown = set(poses) - {item.name for item in self.objects}
+    def reset(self, q) -> None:
+        """The arm at joint positions q and the objects where they start; no force on the finger."""
+        self.poses = {item.name: np.array(item.start_pose, dtype=float) for item in self.objects}
+        self.force = np.zeros(2)
+        self._place(q)
+
+    def checked_poses(self, poses: dict) -> dict:
+        """``poses`` (name -> (x, y, θ)) as float vectors; InputError for a name the scene does not have or a pose
+        that is not three finite numbers."""
+        unknown = sorted(set(poses) - set(self.poses))
         if unknown:
-            raise InputError(f"object poses: no object named {sorted(unknown)} in the scene")
-        self.poses = {item.name: np.array(poses.get(item.name, item.start_pose), dtype=float)
-                      for item in self.objects}
+            raise InputError(f"object poses: the scene has no object named {unknown} (it has {sorted(self.poses)})")
+        return {name: finite_vector(pose, 3, f"pose of object {name!r}") for name, pose in poses.items()}
+
+    def set_state(self, q, poses: dict) -> None:
+        """The arm at joint positions q and the objects named in ``poses`` (name -> (x, y, θ)) there, the others
+        where they are; no force on the finger. InputError as :meth:`checked_poses` says, and nothing changes."""
+        self.poses = {**self.poses, **self.checked_poses(poses)}
         self.force = np.zeros(2)
         self._place(q)
 

@@ -21,6 +21,7 @@ from discrete_robot.model.dynamics import RigidBodySystem
 from discrete_robot.model.inverse_kinematics import tool_pose
 from discrete_robot.pushing.object_model import make_pushed_object
 from discrete_robot.pushing.prediction import predict_push
+from discrete_robot.simulation.fixed_base import FixedBaseWorld
 from discrete_robot.simulation.scene import SceneObject, SceneWorld
 
 HALF = 0.06  # m: half the square's side
@@ -125,13 +126,40 @@ def test_the_same_push_gives_the_same_bits_in_any_chunking(planar):
     assert np.array_equal(chunked[0], joints[ends]) and np.array_equal(chunked[1], poses[ends])
 
 
-def test_reset_places_the_objects_and_refuses_unknown_names(planar):
+def test_reset_and_set_state_place_the_objects(planar):
     arm, scene = planar
     world = SceneWorld.from_scene(arm, scene, scene.arm_ready_positions)
     world.force = np.array([1.0, 0.0])
-    world.reset(scene.arm_ready_positions, {"object": [1.2, 0.1, 0.3]})
+    world.set_state(scene.arm_ready_positions, {"object": [1.2, 0.1, 0.3]})
     assert np.array_equal(world.poses["object"], [1.2, 0.1, 0.3]) and not world.force.any()
+    world.set_state(scene.arm_ready_positions, {})
+    assert np.array_equal(world.poses["object"], [1.2, 0.1, 0.3])
     world.reset(scene.arm_ready_positions)
     assert np.array_equal(world.poses["object"], scene.start_pose)
     with pytest.raises(InputError, match="no object named"):
-        world.reset(scene.arm_ready_positions, {"cup": [1.0, 0.0, 0.0]})
+        world.set_state(scene.arm_ready_positions, {"cup": [1.0, 0.0, 0.0]})
+    with pytest.raises(InputError, match="pose of object 'object'"):
+        world.set_state(scene.arm_ready_positions, {"object": [1.0, np.nan, 0.0]})
+
+
+def test_the_fixed_base_world_steps_resets_and_sets_the_objects(planar):
+    arm, scene = planar
+    q0 = arm.joint_path([[scene.start_pose[0] - 0.061 - arm.radius, 0.02]], scene.arm_ready_positions)[0]
+    qd0 = np.linalg.solve(_jacobian(arm, q0), [0.05, 0.0])
+    world = FixedBaseWorld(arm.model, "discrete", 1e-3, q0, qd0, SceneWorld.from_scene(arm, scene, q0))
+    free = FixedBaseWorld(arm.model, "discrete", 1e-3, q0, qd0)
+    for each in (world, free):
+        each.step(40, np.zeros(arm.model.dof))          # the finger touches after 20 steps
+    moved = world.scene.poses["object"].copy()
+    assert moved[0] > scene.start_pose[0]                                  # the finger reached and pushed it
+    assert not np.array_equal(world.simulation.q, free.simulation.q)        # and the arm felt it
+    world.set_state(q0, qd0, {"object": [1.3, 0.0, 0.5]})
+    assert np.array_equal(world.scene.poses["object"], [1.3, 0.0, 0.5]) and not world.scene.force.any()
+    with pytest.raises(InputError, match="no object named"):
+        world.set_state(q0 + 0.1, qd0, {"cup": [1.0, 0.0, 0.0]})
+    assert np.array_equal(world.simulation.q, q0)                          # a refused state changes nothing
+    with pytest.raises(InputError, match="no scene"):
+        free.set_state(q0, qd0, {"object": [1.3, 0.0, 0.5]})
+    world.reset()
+    assert np.array_equal(world.scene.poses["object"], scene.start_pose)
+    assert np.array_equal(world.simulation.q, q0)
