@@ -4,7 +4,7 @@ Publishes (stamped with simulated time)
 - ``joint_states`` (``joint_states_topic``; sensor_msgs/JointState, reliable, depth 10): names = the model's generalised
   coordinates (= the URDF's movable joints); positions, velocities, and as efforts the generalised forces
   applied over the last step (after saturation at the model's effort limits).
-- ``robot_description`` (std_msgs/String, transient local): the URDF of the model (a URDF model's own, unchanged).
+- ``robot_description`` (std_msgs/String, transient local): the model's URDF (a URDF's own), unless taken from a topic.
 - ``discrete_robot/energy`` (std_msgs/Float64): total energy T + V of the simulated state, J.
 - ``/clock``, ``/tf``, ``/tf_static``, ``/diagnostics``: see discrete_robot.nodes.simulator.
 
@@ -59,13 +59,14 @@ from discrete_robot.nodes.common import (
     finite_values,
     joint_state_msg,
     node_main,
-    node_model,
     non_negative,
     one_of,
     ros_name,
 )
 from discrete_robot.nodes.conversions import merged_joint_state
 from discrete_robot.nodes.controller_set import ControllerSet
+from discrete_robot.nodes.description_topic import DESCRIPTION_TOPIC, described_model
+from discrete_robot.nodes.joint_commands import TOPICS
 from discrete_robot.nodes.jtc_parameters import CONTROLLER_PARAMETERS, CONTROLLERS_FILE, JOINTS
 from discrete_robot.nodes.parameters import model_file
 from discrete_robot.nodes.simulator import SimulatorNode, simulator_parameters
@@ -79,6 +80,7 @@ ENERGY_TOPIC = "discrete_robot/energy"
 PARAMETERS = [
     model_file(DEFAULT_MODEL),
     ROBOT_DESCRIPTION,
+    DESCRIPTION_TOPIC,
     ParameterSpec("integrator", IntegratorKind.DISCRETE.value,
                   "discrete (energy-conserving discrete model), variational (midpoint VI) or rk45 (comparison)",
                   check=one_of(*(k.value for k in IntegratorKind)), read_only=True),
@@ -101,11 +103,7 @@ PARAMETERS = [
                   "the action is <controller_name>/follow_joint_trajectory", check=ros_name(), read_only=True),
     JOINTS,
     CONTROLLERS_FILE,
-    ParameterSpec("joint_commands_topic", "joint_commands", "sensor_msgs/JointState commands by name (position, "
-                  "velocity or effort) for the joints no controller claims (topic_based_ros2_control's)",
-                  check=ros_name(), read_only=True),
-    ParameterSpec("joint_states_topic", "joint_states", "the joint state topic (sensor_msgs/JointState)",
-                  check=ros_name(), read_only=True),
+    *TOPICS,
     *CONTROLLER_PARAMETERS,
 ]
 
@@ -122,7 +120,8 @@ class DiscreteRobotNode(SimulatorNode):
         super().__init__(self.NODE_NAME, **kwargs)
         self.saturation_log = RateLimitedLog(self.get_logger(), SATURATION_REPORT_PERIOD_S)
         values = declare_parameters(self, [spec for spec in PARAMETERS if spec not in CONTROLLER_PARAMETERS])
-        self.model = model = node_model(values, package_config_path(DEFAULT_MODEL))
+        model, publish_description = described_model(self, values, package_config_path(DEFAULT_MODEL))
+        self.model = model
         self.joints, self.effort_limits = model.joint_names, model.effort_limits
         self.arm = FixedBaseWorld(model, values["integrator"], values["time_step"],
                                   start_positions(self, model, values["initial_positions"]),
@@ -134,8 +133,9 @@ class DiscreteRobotNode(SimulatorNode):
 
         self.joint_pub = self.create_publisher(JointState, values["joint_states_topic"], JOINT_STATE_QOS)
         self.energy_pub = self.create_publisher(Float64, ENERGY_TOPIC, STATE_QOS)
-        self.description_pub = self.create_publisher(String, "robot_description", LATCHED_QOS)
-        self.description_pub.publish(String(data=robot_description(model)))
+        if publish_description:
+            self.create_publisher(String, "robot_description", LATCHED_QOS).publish(
+                String(data=robot_description(model)))
         self.create_subscription(Float64MultiArray, "joint_effort_commands", self.on_effort, STATE_QOS)
         self.controller = ControllerSet(self, model, values, self._joint_state)
         # the controlled joints track the controllers' references; the others (held: their positions when the

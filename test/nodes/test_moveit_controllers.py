@@ -137,3 +137,26 @@ def test_initial_positions_by_joint_name_and_a_start_outside_the_limits_clamped_
     assert "initial_positions: panda_joint4 = 0 is outside its limits [-3.0718, -0.0698]; it starts at -0.0698" in log
     assert "panda_joint2 = " not in log
     assert node.alive()
+
+
+def test_the_robot_description_comes_from_the_latched_topic_with_the_parameter_s_size_limit(ros):
+    from sensor_msgs.msg import JointState
+    from std_msgs.msg import String
+
+    from discrete_robot.nodes.qos import LATCHED_QOS
+
+    urdf = example_robot_path("panda").read_text()
+    node = ros.start("discrete_robot_node", params={"robot_description_topic": "robot_description"})
+    ros.publish("robot_description", String(data=urdf), qos=LATCHED_QOS, wait_for_subscriber=60.0)
+    state = ros.wait_for_message("joint_states", JointState, timeout=60.0)
+    assert list(state.name) == [*ARM, "panda_finger_joint1"]
+    assert node.alive()
+    node.stop()
+
+    # 10 MB, the most a model file or the parameter may hold
+    large = ros.start("discrete_robot_node", params={"robot_description_topic": "big_description"})
+    ros.publish("big_description", String(data=urdf + " " * 10 * 2 ** 20), qos=LATCHED_QOS,
+                wait_for_subscriber=60.0)
+    assert large.wait(60.0) == 1
+    log = large.log()
+    assert "robot_description: larger than 10485760 bytes (10 MB)" in log and "Traceback" not in log
