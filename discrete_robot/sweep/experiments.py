@@ -28,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
+from discrete_robot.discrete import IntegratorKind
 from discrete_robot.errors import DiscreteRobotError, InputError
 from discrete_robot.pushing.support import PRESSURES
 from discrete_robot.sweep.spec import REQUIRED, Input
@@ -352,8 +353,8 @@ MIN_TIME_METRICS = metrics("""
 
 SIMULATE_INPUTS = (
     Input("model", "text", "planar_2link.yaml", "robot model file (config/ name or path)"),
-    Input("integrator", "choice", "discrete", "discrete, variational or rk45",
-          choices=("discrete", "variational", "rk45")),
+    Input("integrator", "choice", "discrete", "integrator: " + ", ".join(kind.value for kind in IntegratorKind),
+          choices=tuple(kind.value for kind in IntegratorKind)),
     Input("dt", "number", 0.01, "time step, s", low=1e-9, high=10.0),
     Input("duration", "number", 10.0, "simulated time, s", low=0.0, high=1e7),
     Input("q0", "vector", None, "initial joint positions, rad or m (default: the model's)"),

@@ -110,3 +110,14 @@ def test_a_goal_its_start_meets_succeeds_at_once(offset):
     assert result == {"success": True, "position_error_m": pytest.approx(offset, rel=1e-12, abs=0.0),
                       "angle_error_rad": 0.0, "pushes": 0, "simulated_s": 0.0, "penetration_m": 0.0,
                       "final_pose": start}
+
+
+def test_simulate_offers_the_composed_integrators_and_they_keep_the_energy():
+    """The simulate experiment takes every integrator a simulation can choose (its spec listed three); the
+    composed discrete models keep T + V of the unforced arm, a conservative system, to rounding."""
+    _, experiment, cases = prepare({"experiment": "simulate", "fixed": {"dt": 0.01, "duration": 2.0, "q0": [0.5, 0.2]},
+                                    "grid": {"integrator": ["discrete4", "discrete6"]}})
+    assert [c.inputs["integrator"] for c in cases] == ["discrete4", "discrete6"]
+    for case in cases:
+        result = experiment.function(case.inputs, case.seed)
+        assert result["energy_initial"] > 1.0 and result["energy_drift"] < 1e-9, result
