@@ -21,13 +21,15 @@ from rclpy.task import Future
 
 from discrete_robot.errors import DiscreteRobotError
 from discrete_robot.nodes.qos import SERVICE_QOS
+from discrete_robot.validation import printable
 
 #: how often one endpoint may log the same kind of refusal, s (the rest are counted and reported with the next)
 LOG_PERIOD_S = 5.0
 
 
 class RateLimitedLog:
-    """Warnings of one kind (a key) at most once per ``period_s``; the ones in between are counted, not lost."""
+    """Warnings of one kind (a key) at most once per ``period_s``; the ones in between are counted, not lost.
+    Names from messages reach them: bidirectional and control characters are escaped (validation.printable)."""
 
     def __init__(self, logger, period_s: float = LOG_PERIOD_S):
         self._logger = logger
@@ -46,14 +48,15 @@ class RateLimitedLog:
             suppressed = self._suppressed.pop(key, 0)
         if suppressed:
             message += f" (and {suppressed} more like it in the last {self._period_s:g} s)"
-        self._logger.warning(message)
+        self._logger.warning(printable(message))
 
 
 def describe_failure(endpoint: str, error: BaseException) -> str:
-    """The reason given for a failed callback: the core's own message for its errors, else the exception named."""
+    """The reason given for a failed callback: the core's own message for its errors, else the exception named;
+    printable (a name from a request may hold a right-to-left override)."""
     if isinstance(error, DiscreteRobotError):
-        return str(error)
-    return f"internal error in {endpoint}: {type(error).__name__}: {error}"
+        return printable(error)
+    return printable(f"internal error in {endpoint}: {type(error).__name__}: {error}")
 
 
 def first_non_finite(msg, prefix: str = "") -> str | None:

@@ -49,6 +49,7 @@ from discrete_robot.errors import InputError
 from discrete_robot.nodes.common import ACTION_SERVER, STATE_QOS
 from discrete_robot.nodes.jtc_messages import controller_state_msg, feedback_msg, goal_result, refusal_code
 from discrete_robot.nodes.jtc_parameters import controller_settings
+from discrete_robot.validation import printable
 
 
 class TrajectoryControllerEndpoints:
@@ -137,11 +138,11 @@ class TrajectoryControllerEndpoints:
             trajectory = self._check(goal, now)
         except InputError as error:        # time passed since the goal callback: the trajectory is now over
             handle.abort()
-            return goal_result(refusal_code(error), str(error))
+            return goal_result(refusal_code(error), printable(error))
         tolerances, problem = goal_tolerances(self.core.defaults, self.joints, goal.path_tolerance,
                                               goal.goal_tolerance, seconds(goal.goal_time_tolerance))
         if problem:
-            self.node.get_logger().error(f"{self.action}: {problem}")
+            self.node.get_logger().error(f"{self.action}: {printable(problem)}")
         done = Future()
         self.goals[id(handle)] = done
         self._report(self.core.follow(trajectory, now, q, qd, goal=handle, tolerances=tolerances))

@@ -72,11 +72,11 @@ from discrete_robot.nodes.parameters import (
     positive,
 )
 from discrete_robot.nodes.plan_messages import PATH_TOPIC, path_markers, tool_point, trajectory_msg
-from discrete_robot.nodes.qos import LATCHED_QOS, SERVICE_QOS, STATE_QOS
+from discrete_robot.nodes.qos import LATCHED_QOS, STATE_QOS
 from discrete_robot.nodes.spin import node_main
 from discrete_robot.nodes.work_lanes import Lane
 from discrete_robot.planning.planner import ArmState, PlannerSettings, TrajectoryPlanner
-from discrete_robot.validation import finite_vector
+from discrete_robot.validation import finite_vector, printable
 
 DEFAULT_MODEL = "planar_2link.yaml"
 #: display topics (module docstring)
@@ -166,8 +166,7 @@ class TrajectoryPlannerNode(GuardedNode):
         self.action_client = ActionClient(self, FollowJointTrajectory, self.action,
                                           callback_group=ReentrantCallbackGroup())
         self.lanes = {method: Lane(self, method) for method in ("min_time", "min_effort")}
-        self.create_service(PlanTrajectory, "plan_trajectory", self.on_plan, qos_profile=SERVICE_QOS,
-                            callback_group=ReentrantCallbackGroup())
+        self.create_service(PlanTrajectory, "plan_trajectory", self.on_plan, callback_group=ReentrantCallbackGroup())
         self.get_logger().info(f"planning for '{model.name}' ({', '.join(model.joint_names)})")
 
     def on_joint_states(self, msg: JointState) -> None:
@@ -185,8 +184,8 @@ class TrajectoryPlannerNode(GuardedNode):
             response.trajectory = trajectory_msg(plan)
         except DiscreteRobotError as error:
             response.success = False
-            response.message = str(error)
-            self.get_logger().warning(f"plan_trajectory refused: {error}")
+            response.message = printable(error)     # a joint name may hold a right-to-left override
+            self.get_logger().warning(f"plan_trajectory refused: {response.message}")
             return response
         response.duration = plan.duration
         response.success = True
