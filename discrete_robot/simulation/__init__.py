@@ -5,7 +5,8 @@
 - ``pacing``: the real-time pacer and the tick grid (a late tick loses neither simulated time nor a message);
 - ``checks``: a fixed-base world a simulator could not serve is refused at start;
 - ``fixed_base``: the fixed-base arm's world (the live discrete simulation, its initial state, its diagnostics);
-- ``floating_base``: the space robot's momenta against the impulse of its loads.
+- ``floating_base``: the space robot's momenta against the impulse of its loads;
+- ``scene``: the table scene's objects pushed in the arm's steps, their load Jᵀ f on the arm.
 
 The nodes (discrete_robot.nodes.simulator) give the runtime its clock, topics and services.
 """
