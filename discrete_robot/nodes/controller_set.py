@@ -41,6 +41,7 @@ class ControllerSet:
         self.trajectory: list[tuple[TrajectoryControllerEndpoints, np.ndarray]] = []
         self.forward: list[ForwardCommand] = []
         self.lines: list[str] = []
+        self.holding = False        # the joints no controller drives hold where they are (hold_on_start)
         listed = (listed_controllers(self.file) if self.file else {}) or {values["controller_name"]: JTC}
         claimed: dict[str, str] = {}
         for name, kind in listed.items():
@@ -76,7 +77,8 @@ class ControllerSet:
                 velocity_limits=model.velocity_limits[indices], update_period=1.0 / values["publish_rate"]),
                 indices))
         positions = [c.indices for c in self.forward if c.interface == "position"]
-        self.claimed = np.concatenate([indices for _, indices in self.trajectory] + positions).astype(int)
+        self.claimed = np.concatenate([np.zeros(0, dtype=int)] + [indices for _, indices in self.trajectory]
+                                      + positions).astype(int)
         self.joint_commands = JointCommands(node, values["joint_commands_topic"], self.dofs, self.claimed_joints)
 
     def claimed_joints(self) -> set[str]:
@@ -103,10 +105,13 @@ class ControllerSet:
     def active(self) -> bool:
         """Whether a controller drives its joints (a trajectory, a hold, a position command)."""
         return (any(endpoints.active for endpoints, _ in self.trajectory)
-                or any(c.reference() is not None for c in self.forward) or self.joint_commands.tracked.size > 0)
+                or any(c.reference() is not None for c in self.forward) or self.joint_commands.tracked.size > 0
+                or self.holding)
 
     def hold(self) -> None:
-        """Every trajectory controller holds its joints where they are."""
+        """Every trajectory controller holds its joints where they are, and so do the joints no controller
+        claims until joint_commands moves them."""
+        self.holding = True
         for endpoints, _ in self.trajectory:
             endpoints.hold()
 
@@ -117,7 +122,9 @@ class ControllerSet:
                 endpoints.hold()
 
     def release(self, reason: str) -> None:
-        """Every controller stops driving (the running goals end with ``reason``); position commands are cleared."""
+        """Every controller stops driving (the running goals end with ``reason``); position commands are cleared
+        and nothing holds."""
+        self.holding = False
         for endpoints, _ in self.trajectory:
             endpoints.release(reason)
         for controller in self.forward:
@@ -139,6 +146,8 @@ class ControllerSet:
         tracked = self.joint_commands.tracked
         if tracked.size:
             parts.append((np.arange(offset, offset + tracked.size), self.joint_commands.reference(self.state()[1])))
+        if not parts:        # no controller: every joint holds
+            return Reference(np.zeros(0), np.zeros(0), np.zeros(0))
         return parts[0][1] if len(parts) == 1 else combined_reference(parts)
 
     def gains(self, kp: float, kd: float) -> tuple[np.ndarray, np.ndarray]:

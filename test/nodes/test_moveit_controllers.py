@@ -160,3 +160,26 @@ def test_the_robot_description_comes_from_the_latched_topic_with_the_parameter_s
     assert large.wait(60.0) == 1
     log = large.log()
     assert "robot_description: larger than 10485760 bytes (10 MB)" in log and "Traceback" not in log
+
+
+def test_without_controllers_every_joint_holds_and_joint_commands_drive_the_arm(ros, tmp_path):
+    from sensor_msgs.msg import JointState
+
+    path = tmp_path / "ros2_controllers.yaml"
+    path.write_text("controller_manager:\n  ros__parameters:\n    joint_state_broadcaster:\n"
+                    "      type: joint_state_broadcaster/JointStateBroadcaster\n")
+    node = _panda(ros, path)
+    start = ros.wait_for_message("joint_states", JointState, timeout=60.0)
+    t0 = ros.seconds(start.header.stamp)
+    held = ros.wait_for_message("joint_states", JointState, timeout=60.0,
+                                predicate=lambda m: ros.seconds(m.header.stamp) > t0 + 1.0)
+    assert list(held.position) == pytest.approx(list(start.position), abs=0.005)     # gravity held, not falling
+    ros.publish("joint_commands", JointState(name=["panda_joint2", "panda_joint4"], position=[-0.6, -1.8]))
+    sent = ros.seconds(ros.wait_for_message("joint_states", JointState, timeout=30.0).header.stamp)
+    state = ros.wait_for_message("joint_states", JointState, timeout=60.0,
+                                 predicate=lambda m: ros.seconds(m.header.stamp) > sent + 3.0)
+    names = list(state.name)
+    assert state.position[names.index("panda_joint2")] == pytest.approx(-0.6, abs=0.01)
+    assert state.position[names.index("panda_joint4")] == pytest.approx(-1.8, abs=0.01)
+    assert state.position[names.index("panda_joint1")] == pytest.approx(start.position[0], abs=0.01)
+    assert node.alive()
