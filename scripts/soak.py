@@ -20,7 +20,9 @@
   (execute false), a short FollowJointTrajectory goal (every other one canceled), a push_object goal at its
   start, the space robot paused, stepped 100 steps and resumed, and real_time_factor set on both simulators.
   Reported: requests sent, answered and unanswered (no answer within ``--timeout``), per kind, and every
-  node's RSS growth after the warm-up (the first 5 % of the time).
+  node's RSS growth after the warm-up (``--bringup-warm-up``, the first minute: JIT, DDS discovery and the
+  action servers' kept results, 30 s of them, settle there), read at its end and every twentieth of the rest;
+  each node's growth must stay below ``--bringup-rss-limit`` (1 MB).
 
 Memory: resident set size (VmRSS from /proc/<pid>/status; of this process for the simulators, of the node
 process for the services), read after a warm-up (the first 1 % of steps or requests: caches, JIT and DDS
@@ -50,7 +52,7 @@ SPACE_TIME_STEP = 0.001       # s, space_robot_node's default time_step
 SQUARE = [(-0.05, -0.05), (0.05, -0.05), (0.05, 0.05), (-0.05, 0.05)]
 ARM_JOINTS = ["joint1", "joint2"]
 TARGET_NAMES = ("space_robot", "arm", "predict_push", "plan_trajectory", "bringup")
-TWENTIETHS = 20               # bringup: RSS read every 5 % of the run, the first reading after the warm-up
+TWENTIETHS = 20               # bringup: RSS read at the warm-up's end, then every 5 % of the rest
 
 
 # ------------------------------------------------------------------------------------------------ memory
@@ -441,8 +443,10 @@ def _send_phase(session, phase, clients: dict, counts: dict, interface, timeout:
     return results
 
 
-def soak_bringup(session, workdir: Path, seconds: float, timeout: float, seed: int, rss_limit: float) -> dict:
-    """The whole system under ``seconds`` of mixed load (module docstring); counts per kind and RSS per node."""
+def soak_bringup(session, workdir: Path, seconds: float, timeout: float, seed: int, rss_limit: float,
+                 warm_up: float) -> dict:
+    """The whole system under ``seconds`` of mixed load (module docstring); counts per kind and RSS per node,
+    growth judged from the end of the first ``warm_up`` s (at most half the run) on."""
     import importlib
 
     from sensor_msgs.msg import JointState
@@ -459,6 +463,7 @@ def soak_bringup(session, workdir: Path, seconds: float, timeout: float, seed: i
     clients: dict[str, object] = {}
     memory: dict[str, MemoryTrack] = {}
     rounds, began = 0, time.monotonic()
+    warm_up = min(warm_up, seconds / 2)
     try:
         session.wait_for_message("joint_states", JointState, timeout=120.0)
         session.wait_for_message("space_robot/joint_states", JointState, timeout=120.0)
@@ -473,9 +478,11 @@ def soak_bringup(session, workdir: Path, seconds: float, timeout: float, seed: i
             for name, future in results:
                 counts[name]["answered" if future.done() else "unanswered"] += 1
             elapsed = time.monotonic() - began
-            for track in memory.values():   # in twentieths of the run: the first one is the warm-up (5 %)
+            due = 1 + int((TWENTIETHS - 1) * (elapsed - warm_up) / (seconds - warm_up))
+            for track in memory.values():   # the first reading at the warm-up's end, then every twentieth
                 with contextlib.suppress(OSError, RuntimeError):
-                    track.update(min(TWENTIETHS, int(TWENTIETHS * elapsed / seconds)), TWENTIETHS)
+                    if elapsed >= warm_up:
+                        track.update(min(TWENTIETHS, due), TWENTIETHS)
             if rounds % 20 == 0:
                 unanswered = sum(c["unanswered"] for c in counts.values())
                 print(f"soak: bringup: {elapsed:.0f} of {seconds:.0f} s, {rounds} rounds, {unanswered} unanswered",
@@ -485,7 +492,8 @@ def soak_bringup(session, workdir: Path, seconds: float, timeout: float, seed: i
         bringup.stop()
     unanswered = sum(c["unanswered"] for c in counts.values())
     nodes = {node: track.report(rss_limit) for node, track in memory.items()}
-    report = {"seconds": time.monotonic() - began, "rounds": rounds, "requests": counts,
+    report = {"seconds": time.monotonic() - began, "warm_up_s": warm_up, "rss_limit_mb": rss_limit,
+              "rounds": rounds, "requests": counts,
               "sent": sum(c["sent"] for c in counts.values()), "unanswered": unanswered,
               "alive_at_end": alive, "nodes": nodes}
     report["passed"] = bool(alive and unanswered == 0 and all(n["rss_passed"] for n in nodes.values()))
@@ -522,7 +530,7 @@ def run(args) -> dict:
                                           args.seed, args.rss_limit, params.get(name, {})))
             if "bringup" in only:
                 record("bringup", soak_bringup(session, Path(workdir), args.bringup_seconds, args.timeout,
-                                               args.seed, args.rss_limit))
+                                               args.seed, args.bringup_rss_limit, args.bringup_warm_up))
     return report
 
 
@@ -538,6 +546,10 @@ def main() -> int:
     parser.add_argument("--requests", type=int, default=10_000, help="requests to each service")
     parser.add_argument("--bringup-seconds", type=float, default=600.0,
                         help="s of mixed load on the whole bringup")
+    parser.add_argument("--bringup-warm-up", type=float, default=60.0,
+                        help="s of the bringup run before its reference RSS reading (at most half the run)")
+    parser.add_argument("--bringup-rss-limit", type=float, default=1.0,
+                        help="largest RSS growth of a bringup node after its warm-up, MB")
     parser.add_argument("--plan-requests", type=int, default=None,
                         help="requests to plan_trajectory (default: --requests)")
     parser.add_argument("--grid-points", type=int, default=20,
