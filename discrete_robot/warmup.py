@@ -18,7 +18,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 
-#: a small URDF with a prismatic joint and a mimic follower (evaluated as its expanded model, model.mimic)
+#: a small URDF with a prismatic joint and a mimic follower (folded into the compiled terms, model.mimic)
 MIMIC_PRISMATIC_URDF = """<robot name="warm_up">
   <link name="base"/>
   <joint name="shoulder" type="revolute"><parent link="base"/><child link="upper"/><axis xyz="0 0 1"/>

@@ -85,7 +85,7 @@ def compile_model(arm: arm_compiled.Model, paths, small_step: float = SMALL_STEP
     """The discrete :class:`Model` of the compiled ``arm`` on the difference ``paths``
     (:class:`.partial_difference.DifferencePaths`); ``small_step`` (rad or m); the joints' ``damping`` and
     ``friction`` (None: none); Newton's ``tol`` and ``max_iter`` (see :class:`.dynamic_model.DiscreteDynamicModel`)."""
-    n = arm.dof_link.shape[0]
+    n = arm_compiled.model_dof(arm)
     return Model(arm=arm, position=np.ascontiguousarray(paths.position, dtype=np.int64),
                  moved=np.ascontiguousarray(paths.moved), nodes=GAUSS_NODES, weights=GAUSS_WEIGHTS,
                  small_step=float(small_step), tiny_step=TINY_STEP,

@@ -55,6 +55,7 @@ from discrete_robot.geometry3d import (
     rotation_into,
 )
 from discrete_robot.jit import Binding, bind, njit
+from discrete_robot.model import mimic
 from discrete_robot.model.description import RobotModel
 from discrete_robot.model.kinematics import kinematic_tree
 from discrete_robot.model.lagrangian import Terms
@@ -77,11 +78,23 @@ class Model(NamedTuple):
     axes: np.ndarray             # (n, 3): each DOF's unit axis in its joint frame (after the DOFs before it)
     before_eq: np.ndarray        # (n, n) bool: [k, a] = DOF k is DOF a or moves DOF a's axis
     gravity: np.ndarray          # (3,), world, m/s²
+    # mimic followers (F of them, the tree's last F DOFs: n = n_model + F; F = 0 without mimic joints), see
+    # :mod:`.mimic`: follower f's coordinate is multiplier[f] · q[leader[f]] + offset[f]
+    follower_leader: np.ndarray      # (F,) int64: the leader's column among the model's n_model coordinates
+    follower_multiplier: np.ndarray  # (F,)
+    follower_offset: np.ndarray      # (F,), rad or m
+
+
+def model_dof(model: Model) -> int:
+    """The number of the model's own coordinates (its DOFs without the mimic followers): the size of q and of the
+    results."""
+    return model.dof_link.shape[0] - model.follower_leader.shape[0]
 
 
 class Data(NamedTuple):
     """The results of :func:`rigid_body_terms` for a batch of B configurations, and its workspace (one
-    configuration's; "reference frame": each link's arm's first link, see the module docstring)."""
+    configuration's; "reference frame": each link's arm's first link, see the module docstring). n: the model's
+    own coordinates, n̄ = n + F with the mimic followers (the tree's DOFs)."""
 
     M: np.ndarray                # (B, n, n): the mass matrix a(q) (Pinocchio's M), kg m² (kg for prismatic DOFs)
     potential_energy: np.ndarray  # (B,): V(q), J (Pinocchio's potential_energy)
@@ -106,13 +119,25 @@ class Data(NamedTuple):
     inertia_twist: np.ndarray    # (n, n, 6): [k, b] = G^c_k ξ_b (G^c of DOF k's link)
     twist_bracket: np.ndarray    # (n, n, 6): [k, a] = ad_{ξ_k} ξ_a
     local_gravity: np.ndarray    # (3,): gravity in a reference frame, m/s²
+    # with mimic followers, the tree's terms before the fold (size 0 without them)
+    tree_q: np.ndarray           # (n̄,): q̄ = S q + c
+    tree_M: np.ndarray           # (1, n̄, n̄): ā(q̄)
+    tree_dM: np.ndarray          # (1, n̄, n̄, n̄): ∂ā/∂q̄ (size 0 without derivatives)
+    tree_g: np.ndarray           # (1, n̄): ∂V̄/∂q̄
+    tree_rows: np.ndarray        # (1, n̄) bool: the rows of ∂ā/∂q̄ and ∂V̄/∂q̄ to write
 
 
 @functools.lru_cache(maxsize=32)
 def compile_model(model: RobotModel) -> Model:
-    """Flatten a fixed-base ``model`` into a :class:`Model` (cached per model)."""
+    """Flatten a fixed-base ``model`` into a :class:`Model` (cached per model); mimic followers as the tree's last
+    DOFs with their leader, multiplier and offset (:func:`.mimic.expanded`)."""
     if model.base.floating:
         raise ModelError(f"model '{model.name}': a compiled arm needs a fixed base")
+    leaders = np.array([model.joint_names.index(m.leader) for m in model.mimic], dtype=np.int64)
+    multipliers = np.array([m.multiplier for m in model.mimic], dtype=float)
+    offsets = np.array([m.offset for m in model.mimic], dtype=float)
+    if model.mimic:
+        model = mimic.expanded(model)[0]
     tree = kinematic_tree(model)
     parents = np.array(model.parent_index, dtype=np.int64)
     if np.any(parents >= np.arange(len(parents))):
@@ -125,15 +150,17 @@ def compile_model(model: RobotModel) -> Model:
         joint_origin=np.array([link.joint.origin for link in model.links], dtype=float).reshape(-1, 3),
         com=tree.coms.astype(float), mass=tree.masses.astype(float), inertia=tree.inertias.astype(float),
         dof_link=tree.dof_link.astype(np.int64), prismatic=tree.prismatic.copy(), axes=tree.axes.astype(float),
-        before_eq=tree.precedes | np.eye(tree.n, dtype=bool), gravity=np.asarray(model.gravity, dtype=float))
+        before_eq=tree.precedes | np.eye(tree.n, dtype=bool), gravity=np.asarray(model.gravity, dtype=float),
+        follower_leader=leaders, follower_multiplier=multipliers, follower_offset=offsets)
 
 
 def create_data(model: Model, batch: int, derivatives: bool) -> Data:
     """A :class:`Data` for ``batch`` configurations; ``derivatives``: room for ∂a/∂q and ∂V/∂q."""
-    L, n = model.links.shape[0], model.dof_link.shape[0]
+    L, n, m = model.links.shape[0], model.dof_link.shape[0], model_dof(model)
     rows = batch if derivatives else 0
-    return Data(M=np.empty((batch, n, n)), potential_energy=np.empty(batch), dM=np.empty((rows, n, n, n)),
-                g=np.empty((rows, n)), derivative_rows=np.ones((rows, n), dtype=np.bool_), oRi=np.empty((L, 3, 3)),
+    t = n if n > m else 0               # the tree's work arrays: only with mimic followers
+    return Data(M=np.empty((batch, m, m)), potential_energy=np.empty(batch), dM=np.empty((rows, m, m, m)),
+                g=np.empty((rows, m)), derivative_rows=np.ones((rows, m), dtype=np.bool_), oRi=np.empty((L, 3, 3)),
                 oPi=np.empty((L, 3)),
                 reference_rotation=np.empty((L, 3, 3)), reference_origin=np.empty((L, 3)),
                 link_com=np.empty((L, 3)), dof_axis=np.empty((n, 3)), dof_point=np.empty((n, 3)),
@@ -141,7 +168,9 @@ def create_data(model: Model, batch: int, derivatives: bool) -> Data:
                 composite_mass=np.empty(L), composite_moment=np.empty((L, 3)),
                 composite_origin_inertia=np.empty((L, 3, 3)), composite_com=np.empty((L, 3)),
                 composite_inertia=np.empty((L, 3, 3)), inertia_twist=np.empty((n, n, 6)),
-                twist_bracket=np.empty((n, n, 6)), local_gravity=np.empty(3))
+                twist_bracket=np.empty((n, n, 6)), local_gravity=np.empty(3), tree_q=np.empty(t),
+                tree_M=np.empty((1, t, t)), tree_dM=np.empty((1 if derivatives and t else 0, t, t, t)),
+                tree_g=np.empty((1, t)), tree_rows=np.ones((1, t), dtype=np.bool_))
 
 
 @njit(allocates=False)
@@ -324,6 +353,136 @@ def _dot(a, b):
     return total
 
 
+# inlined into rigid_body_terms (numba IR): a call would pass the Model and Data field by field per configuration
+@njit(allocates=False, inline="always")
+def _tree_terms(model, data, q, derivatives, only, M, dM, dV, rows, batch):
+    """The tree's terms at one configuration q (n̄,) (mimic followers as free DOFs): a into M (n̄, n̄) (unless
+    ``only`` ≥ 0), ∂a/∂q into dM[batch] and ∂V/∂q into dV[batch] on the rows where rows[batch] (with
+    ``derivatives``; ``only`` ≥ 0: row ``only`` alone, M not written; ``only`` = −2: every row, M not written);
+    returns V(q). See :func:`rigid_body_terms`."""
+    links, mass, inertia, dof_link, prismatic = model.links, model.mass, model.inertia, model.dof_link, \
+        model.prismatic
+    before_eq, gravity = model.before_eq, model.gravity
+    R, c, ref_R, ref_p = data.oRi, data.link_com, data.reference_rotation, data.reference_origin
+    axis, point, xi = data.dof_axis, data.dof_point, data.twist
+    mc, h, J = data.composite_mass, data.composite_moment, data.composite_origin_inertia
+    GX, A, g = data.inertia_twist, data.twist_bracket, data.local_gravity
+    p, cbar, Ic = data.oPi, data.composite_com, data.composite_inertia
+    scratch, vectors = data.matrix_scratch, data.vector_scratch
+    L, n = links.shape[0], q.shape[0]
+    _link_frames(links, model.joint_rotation, model.joint_origin, model.com, prismatic, model.axes, q, R,
+                 p, c, ref_R, ref_p, axis, point, scratch, vectors)
+    energy = 0.0
+    for i in range(L):
+        mc[i] = mass[i]
+        for x in range(3):
+            h[i, x] = mass[i] * c[i, x]
+        if derivatives:     # G about the frame origin: only the derivatives use it
+            _body_inertia(mass[i], c[i], R[i], inertia[i], h[i], J[i])
+        mat_t_vec(ref_R[i], gravity, g)
+        energy -= mass[i] * (_dot(g, c[i]) + _dot(ref_p[i], gravity))
+    for i in range(L - 1, -1, -1):                  # composites: children come after their parents
+        parent = links[i, 0]
+        if parent >= 0:
+            mc[parent] += mc[i]
+            for x in range(3):
+                h[parent, x] += h[i, x]
+                if derivatives:
+                    for y in range(3):
+                        J[parent, x, y] += J[i, x, y]
+    if only == -1:                          # the mass matrix (not needed for derivative rows alone)
+        _composite_about_com(links, mass, inertia, R, c, mc, h, cbar, Ic, vectors)
+        _mass_matrix(prismatic, axis, point, before_eq, dof_link, mc, cbar, Ic, M)
+    if not derivatives:
+        return energy
+    for k in range(n):
+        _twist(prismatic, axis, point, k, xi[k])
+    first, stop = (0, n) if only < 0 else (only, only + 1)
+    for b in range(n):
+        i = dof_link[b]
+        _apply_inertia(mc[i], h[i], J[i], xi[b], GX[b, b])
+    for k in range(first, stop):
+        if not rows[batch, k]:
+            continue
+        for b in range(n):
+            if b != k:
+                _apply_inertia(mc[dof_link[k]], h[dof_link[k]], J[dof_link[k]], xi[b], GX[k, b])
+        for a in range(n):
+            _ad(xi[k], xi[a], A[k, a])
+        mat_t_vec(ref_R[dof_link[k]], gravity, g)
+        dV[batch, k] = -(g[0] * GX[k, k, 0] + g[1] * GX[k, k, 1] + g[2] * GX[k, k, 2])
+        for a in range(n):
+            for b in range(a, n):
+                lo, hi = (a, b) if before_eq[a, b] else (b, a)      # lo before-or-equal hi, if related
+                if not before_eq[lo, hi] or before_eq[k, lo]:
+                    value = 0.0       # two branches; or k before-or-equal lo: a rigid subtree
+                elif before_eq[k, hi]:
+                    value = -_dot(A[k, lo], GX[hi, hi])
+                elif before_eq[hi, k]:
+                    value = -_dot(A[k, lo], GX[k, hi]) - _dot(A[k, hi], GX[k, lo])
+                else:
+                    value = 0.0       # k on another branch below lo
+                dM[batch, k, a, b] = value
+                dM[batch, k, b, a] = value
+    return energy
+
+
+@njit(allocates=False)
+def _column(n, leader, k):
+    """The model's coordinate that the tree's DOF k follows (itself for k < n)."""
+    return k if k < n else leader[k - n]
+
+
+@njit(allocates=False)
+def _factor(n, multiplier, k):
+    """dq̄_k/dq_column(k): 1 for the model's own DOFs, the follower's multiplier."""
+    return 1.0 if k < n else multiplier[k - n]
+
+
+@njit(allocates=False)
+def _fold(model, data, batch, derivatives, only):
+    """The model's terms of configuration ``batch`` from the tree's (data.tree_*, at q̄ = S q + c): a = Sᵀ ā S,
+    ∂a_ab/∂q_j = Σ S_kj S_ka S_lb ∂ā_kl/∂q̄_k', ∂V/∂q = Sᵀ ∂V̄/∂q̄ (:mod:`.mimic`; S has one nonzero per row, so
+    each sum is a scatter over the tree's indices). Upper triangles are summed and mirrored: a and ∂a/∂q_j stay
+    exactly symmetric."""
+    leader, multiplier = model.follower_leader, model.follower_multiplier
+    M, dM, dV, rows = data.M[batch], data.dM, data.g, data.derivative_rows
+    tM, tdM, tdV = data.tree_M[0], data.tree_dM, data.tree_g[0]
+    n, t = M.shape[0], tM.shape[0]
+    if only < 0:
+        M[...] = 0.0
+        for k in range(t):
+            ck, mk = _column(n, leader, k), _factor(n, multiplier, k)
+            for m in range(t):
+                cm = _column(n, leader, m)
+                if ck <= cm:
+                    M[ck, cm] += mk * _factor(n, multiplier, m) * tM[k, m]
+        for a in range(n):
+            for b in range(a):
+                M[a, b] = M[b, a]
+    if not derivatives:
+        return
+    for j in range(n):
+        if (only < 0 or j == only) and rows[batch, j]:
+            dV[batch, j] = 0.0
+            dM[batch, j] = 0.0
+    for k in range(t):
+        j = _column(n, leader, k)
+        if (only >= 0 and j != only) or not rows[batch, j]:
+            continue
+        mj = _factor(n, multiplier, k)
+        dV[batch, j] += mj * tdV[k]
+        for a in range(t):
+            ca, ma = _column(n, leader, a), mj * _factor(n, multiplier, a)
+            for b in range(t):
+                cb = _column(n, leader, b)
+                if ca <= cb:
+                    dM[batch, j, ca, cb] += ma * _factor(n, multiplier, b) * tdM[0, k, a, b]
+        for a in range(n):
+            for b in range(a):
+                dM[batch, j, a, b] = dM[batch, j, b, a]
+
+
 @njit(allocates=False)
 def rigid_body_terms(model, data, q, derivatives, only=-1):
     """a(q) into ``data.M`` (B, n, n), V(q) into ``potential_energy`` (B,) and, with ``derivatives``, ∂a/∂q into
@@ -333,74 +492,32 @@ def rigid_body_terms(model, data, q, derivatives, only=-1):
     ``only`` = k ≥ 0: the derivatives with respect to q_k alone (dM[:, k] and g[:, k]) and V; M and the other
     derivatives are not written. Row k of configuration b is written only where ``data.derivative_rows[b, k]``
     (a caller that needs fewer rows clears the others: each costs n² brackets and n inertia products).
+
+    With mimic followers, the tree is evaluated at q̄ = S q + c into the Data's ``tree_*`` arrays and folded onto
+    the model's coordinates (:func:`_fold`); without them, straight into the results.
     """
-    links, mass, inertia, dof_link, prismatic = model.links, model.mass, model.inertia, model.dof_link, \
-        model.prismatic
-    before_eq, gravity = model.before_eq, model.gravity
-    M, V, dM, dV, rows = data.M, data.potential_energy, data.dM, data.g, data.derivative_rows
-    R, c, ref_R, ref_p = data.oRi, data.link_com, data.reference_rotation, data.reference_origin
-    axis, point, xi = data.dof_axis, data.dof_point, data.twist
-    mc, h, J = data.composite_mass, data.composite_moment, data.composite_origin_inertia
-    GX, A, g = data.inertia_twist, data.twist_bracket, data.local_gravity
-    p, cbar, Ic = data.oPi, data.composite_com, data.composite_inertia
-    scratch, vectors = data.matrix_scratch, data.vector_scratch
-    L, n = links.shape[0], q.shape[1]
+    V = data.potential_energy
+    leader, multiplier, offset = model.follower_leader, model.follower_multiplier, model.follower_offset
+    n, F = q.shape[1], leader.shape[0]
     for batch in range(q.shape[0]):
-        _link_frames(links, model.joint_rotation, model.joint_origin, model.com, prismatic, model.axes, q[batch], R,
-                     p, c, ref_R, ref_p, axis, point, scratch, vectors)
-        energy = 0.0
-        for i in range(L):
-            mc[i] = mass[i]
-            for x in range(3):
-                h[i, x] = mass[i] * c[i, x]
-            if derivatives:     # G about the frame origin: only the derivatives use it
-                _body_inertia(mass[i], c[i], R[i], inertia[i], h[i], J[i])
-            mat_t_vec(ref_R[i], gravity, g)
-            energy -= mass[i] * (_dot(g, c[i]) + _dot(ref_p[i], gravity))
-        V[batch] = energy
-        for i in range(L - 1, -1, -1):                  # composites: children come after their parents
-            parent = links[i, 0]
-            if parent >= 0:
-                mc[parent] += mc[i]
-                for x in range(3):
-                    h[parent, x] += h[i, x]
-                    if derivatives:
-                        for y in range(3):
-                            J[parent, x, y] += J[i, x, y]
-        if only < 0:                            # the mass matrix (not needed for one derivative row)
-            _composite_about_com(links, mass, inertia, R, c, mc, h, cbar, Ic, vectors)
-            _mass_matrix(prismatic, axis, point, before_eq, dof_link, mc, cbar, Ic, M[batch])
-        if not derivatives:
+        if F == 0:
+            V[batch] = _tree_terms(model, data, q[batch], derivatives, only, data.M[batch], data.dM, data.g,
+                                   data.derivative_rows, batch)
             continue
+        tq, rows = data.tree_q, data.tree_rows
         for k in range(n):
-            _twist(prismatic, axis, point, k, xi[k])
-        first, stop = (0, n) if only < 0 else (only, only + 1)
-        for b in range(n):
-            i = dof_link[b]
-            _apply_inertia(mc[i], h[i], J[i], xi[b], GX[b, b])
-        for k in range(first, stop):
-            if not rows[batch, k]:
-                continue
-            for b in range(n):
-                if b != k:
-                    _apply_inertia(mc[dof_link[k]], h[dof_link[k]], J[dof_link[k]], xi[b], GX[k, b])
-            for a in range(n):
-                _ad(xi[k], xi[a], A[k, a])
-            mat_t_vec(ref_R[dof_link[k]], gravity, g)
-            dV[batch, k] = -(g[0] * GX[k, k, 0] + g[1] * GX[k, k, 1] + g[2] * GX[k, k, 2])
-            for a in range(n):
-                for b in range(a, n):
-                    lo, hi = (a, b) if before_eq[a, b] else (b, a)      # lo before-or-equal hi, if related
-                    if not before_eq[lo, hi] or before_eq[k, lo]:
-                        value = 0.0       # two branches; or k before-or-equal lo: a rigid subtree
-                    elif before_eq[k, hi]:
-                        value = -_dot(A[k, lo], GX[hi, hi])
-                    elif before_eq[hi, k]:
-                        value = -_dot(A[k, lo], GX[k, hi]) - _dot(A[k, hi], GX[k, lo])
-                    else:
-                        value = 0.0       # k on another branch below lo
-                    dM[batch, k, a, b] = value
-                    dM[batch, k, b, a] = value
+            tq[k] = q[batch, k]
+        for f in range(F):
+            tq[n + f] = multiplier[f] * q[batch, leader[f]] + offset[f]
+        tree_only = -1
+        if derivatives:
+            for k in range(n + F):
+                column = _column(n, leader, k)
+                rows[0, k] = data.derivative_rows[batch, column] and (only < 0 or column == only)
+            tree_only = -2 if only >= 0 else -1     # every row of the column's DOFs, the mass matrix left out
+        V[batch] = _tree_terms(model, data, tq, derivatives, tree_only, data.tree_M[0], data.tree_dM, data.tree_g,
+                               rows, 0)
+        _fold(model, data, batch, derivatives, only)
 
 
 @njit

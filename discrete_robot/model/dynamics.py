@@ -13,7 +13,8 @@ Two independent formulations, cross-checked in the tests:
 All methods except the Newton–Euler ones accept q of shape (..., n) (``vectorized = True``).
 
 A model with mimic joints (URDF) is evaluated as its expanded model, followers as DOFs, projected exactly onto the
-model's coordinates (:mod:`discrete_robot.model.mimic`).
+model's coordinates (:mod:`discrete_robot.model.mimic`): the compiled kernel folds the terms, Newton–Euler projects
+the expanded model's torques.
 """
 
 import numpy as np
@@ -37,15 +38,14 @@ class RigidBodySystem:
         self.model = model
         self.tree: KinematicTree = kinematic_tree(model)
         self.gravity = np.asarray(model.gravity, dtype=float)
-        #: with mimic joints: the expanded model's system and q̄ = S q + c (:mod:`.mimic`)
+        #: with mimic joints: the expanded model's system and q̄ = S q + c (:mod:`.mimic`), for Newton–Euler
         self._expanded = None
         if model.mimic:
             full, self._S, self._c = mimic.expanded(model)
             self._expanded = RigidBodySystem(full)
-        #: the model as flat arrays for the compiled kernels; None with mimic joints, whose projection the
-        #: discrete model's compiled step does not apply (it then runs its Python loop on this system)
-        self.compiled = compiled.compile_model(model) if self._expanded is None else None
-        self._evaluate = None if self.compiled is None else compiled.Evaluator(self.compiled)
+        #: the model as flat arrays for the compiled kernels (mimic followers folded in by the kernel)
+        self.compiled = compiled.compile_model(model)
+        self._evaluate = compiled.Evaluator(self.compiled)
         #: (n,) bool: the DOFs whose coordinate is a rotation angle (revolute, universal, spherical), on which a(q)
         #: and V(q) depend 2π-periodically
         self.periodic = ~self.tree.prismatic
@@ -69,10 +69,7 @@ class RigidBodySystem:
         """The :class:`~.lagrangian.Terms` at q (..., n): M = a (..., n, n), potential_energy = V (...), and with
         ``derivatives`` dM = ∂a/∂q (..., n, n, n) with [k, i, j] = ∂a_ij/∂q_k and g = ∂V/∂q (..., n); one pass
         of the compiled kernel."""
-        q = self._q(q)
-        if self._expanded is not None:
-            return mimic.project_terms(self._S, self._expanded.evaluate(q @ self._S.T + self._c, derivatives))
-        return self._evaluate(q, derivatives)
+        return self._evaluate(self._q(q), derivatives)
 
     def mass_matrix(self, q) -> np.ndarray:
         """a(q) = Σ_i Jᵀ diag(m_i E, I_i) J, shape (..., n, n), kg m² (kg for prismatic DOFs)."""

@@ -8,7 +8,9 @@ L(q, q̇) = L̄(S q + c, S q̇) gives exactly
 
     a(q) = Sᵀ ā(q̄) S,   V(q) = V̄(q̄),   ∂a/∂q_k = Σ_j S_jk Sᵀ (∂ā/∂q̄_j) S,   ∂V/∂q = Sᵀ ∂V̄/∂q̄,
 
-and inverse dynamics τ = Sᵀ τ̄(S q + c, S q̇, S q̈): the follower's joint reaction does no work along S.
+and inverse dynamics τ = Sᵀ τ̄(S q + c, S q̇, S q̈): the follower's joint reaction does no work along S. The
+compiled kernel (:func:`discrete_robot.model.compiled.rigid_body_terms`) applies the fold; S has one nonzero per row,
+so each product is a scatter of the expanded terms onto the leaders' columns.
 """
 
 from dataclasses import replace
@@ -16,7 +18,6 @@ from dataclasses import replace
 import numpy as np
 
 from discrete_robot.model.description import RobotModel
-from discrete_robot.model.lagrangian import Terms
 
 
 def expanded(model: RobotModel) -> tuple[RobotModel, np.ndarray, np.ndarray]:
@@ -31,13 +32,3 @@ def expanded(model: RobotModel) -> tuple[RobotModel, np.ndarray, np.ndarray]:
         c[row] = follower.offset
     return full, S, c
 
-
-def project_terms(S: np.ndarray, terms: Terms) -> Terms:
-    """The model's :class:`Terms` (a, V[, ∂a/∂q, ∂V/∂q]) from the expanded model's at q̄ = S q + c (module
-    docstring)."""
-    # pairwise products (n̄²n and n̄³n operations): one four-operand einsum would loop over all six indices
-    a = S.T @ terms.M @ S
-    if terms.dM is None:
-        return Terms(a, terms.potential_energy)
-    da = np.einsum("ka,...kbc->...abc", S, S.T @ terms.dM @ S)
-    return Terms(a, terms.potential_energy, da, terms.g @ S)
