@@ -76,7 +76,10 @@ class PlannerSettings:
     max_duration: float = 3600.0    # s, longest plan answered (a longer one means limits too small to be meant)
     start_tolerance: float = 0.05   # rad or m, largest distance of a given first waypoint from the arm's state
     rest_tolerance: float = 0.05    # rad/s or m/s, fastest joint speed still counted as "at rest" for a start
-    predict: bool = True            # attach each plan's predicted execution (planning/prediction.py)
+    # attach each min_time and min_effort plan's predicted execution (planning/prediction.py; retimes always carry
+    # it). Off by default: it simulates the whole motion at 1 ms in Python, seconds per plan, where the node's
+    # min_time lane answers in milliseconds
+    predict: bool = False
     max_retime_points: int = 2000   # bound on the points of one retime request
 
     def __post_init__(self):
@@ -169,7 +172,7 @@ class TrajectoryPlanner:
         plan = (self._min_time(q, limits) if chosen is PlanMethod.MIN_TIME
                 else self._min_effort(q, limits, duration, time_step_hint))
         self._check_times(plan.t)
-        return self._with_prediction(plan)
+        return self._with_prediction(plan) if self.settings.predict else plan
 
     def retime(self, positions, joint_names: Sequence[str] = (), effort_scale: float = 0.0,
                velocity_scale: float = 1.0, acceleration_limits=None,
@@ -201,11 +204,11 @@ class TrajectoryPlanner:
                 self.joint_names, timed.t, timed.positions, timed.velocities, timed.accelerations, timed.efforts,
                 PlanMethod.RETIME, {"interpolation": interpolation, "effort_scale": f"{scale:g}",
                                     "planning_time_s": timed.planning_time}))
-            if plan.predicted is None or plan.predicted.meets_tolerances:
+            if plan.predicted.meets_tolerances:
                 break
         self._check_times(plan.t)
         scale = float(plan.details["effort_scale"])
-        if len(scales) > 1 and plan.predicted is not None:
+        if len(scales) > 1:
             plan.details["effort_scale"] = (
                 f"{scale:g}, chosen as the largest of {', '.join(f'{v:g}' for v in scales)} whose predicted execution "
                 "meets the goal tolerance within MoveIt's 1.2 x duration + 0.5 s" if plan.predicted.meets_tolerances
@@ -214,9 +217,7 @@ class TrajectoryPlanner:
         return plan
 
     def _with_prediction(self, plan: PlannedTrajectory) -> PlannedTrajectory:
-        """The plan with its predicted execution attached (and stated in ``details``), when predicting."""
-        if not self.settings.predict:
-            return plan
+        """The plan with its predicted execution attached (and stated in ``details``)."""
         predicted = predict_execution(self.model, plan.t, plan.positions, plan.velocities, plan.accelerations,
                                       plan.efforts, system=self.system)
         return dataclasses.replace(plan, details=dict(plan.details, predicted=predicted.message()),
