@@ -150,9 +150,9 @@ def test_plan_retime_cli_gives_the_trajectory_and_the_prediction(tmp_path, capsy
 
 
 def test_every_plan_carries_its_prediction_and_a_slow_plan_is_tracked_closely(planar):
-    """With ``predict``, the min_time plan carries its prediction; a retime at a wide margin is tracked far more closely than at
-    full effort (the feedforward is the model's own, the error comes from the saturated, stiffer motion); the
-    automatic margin states its reason."""
+    """With ``predict``, the min_time plan carries its prediction; a retime at a wide margin is tracked far more
+    closely than at full effort (the feedforward is the model's own, the error comes from the saturated, stiffer
+    motion); the automatic margin states its reason."""
     planner = TrajectoryPlanner(planar, PlannerSettings(predict=True))
     plan = planner.plan([START, GOAL])
     assert plan.predicted is not None and "predicted execution" in plan.details["predicted"]
