@@ -70,7 +70,7 @@ from discrete_robot.nodes.joint_commands import TOPICS
 from discrete_robot.nodes.jtc_parameters import CONTROLLER_PARAMETERS, CONTROLLERS_FILE, JOINTS
 from discrete_robot.nodes.parameters import model_file
 from discrete_robot.nodes.simulator import SimulatorNode, simulator_parameters
-from discrete_robot.nodes.start_pose import start_positions
+from discrete_robot.nodes.start_pose import START_POSE, start_positions
 from discrete_robot.simulation.fixed_base import FixedBaseWorld
 from discrete_robot.validation import finite_vector, per_joint_values
 
@@ -104,6 +104,7 @@ PARAMETERS = [
     JOINTS,
     CONTROLLERS_FILE,
     *TOPICS,
+    *START_POSE,
     *CONTROLLER_PARAMETERS,
 ]
 
@@ -124,7 +125,7 @@ class DiscreteRobotNode(SimulatorNode):
         self.model = model
         self.joints, self.effort_limits = model.joint_names, model.effort_limits
         self.arm = FixedBaseWorld(model, values["integrator"], values["time_step"],
-                                  start_positions(self, model, values["initial_positions"]),
+                                  start_positions(self, model, values),
                                   per_joint_values(values["initial_velocities"], np.zeros(model.dof),
                                                    "initial_velocities", self.joints))
         self.simulation = self.arm.simulation

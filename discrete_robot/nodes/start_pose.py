@@ -1,13 +1,20 @@
 """The start pose as a robot stack gives it: ``initial_positions`` one per joint or by joint name
 (``initial_positions.<joint>``, as a YAML map ``initial_positions: {panda_joint4: -1.5}`` sets them, ros2_control's
-mock hardware style), and a start outside the position limits clamped with a warning that names the joint."""
+mock hardware style), an SRDF ``<group_state>`` (``initial_pose_srdf``, ``initial_pose_name``), and a start outside
+the position limits clamped with a warning that names the joint (discrete_robot.model.srdf)."""
 
 import numpy as np
 from rcl_interfaces.msg import ParameterDescriptor
 
-from discrete_robot.errors import InputError
-from discrete_robot.nodes.common import StartupError
+from discrete_robot.errors import InputError, ModelError
+from discrete_robot.model.srdf import load_group_state, start_pose
+from discrete_robot.nodes.common import ParameterSpec, StartupError
 from discrete_robot.validation import finite_scalar, per_joint_values
+
+START_POSE = [ParameterSpec("initial_pose_srdf", "", "an SRDF (a MoveIt config's) whose group_state "
+                                                     "initial_pose_name sets the start of its joints; empty = none",
+                            read_only=True),
+              ParameterSpec("initial_pose_name", "", "the SRDF group_state to start in (e.g. ready)", read_only=True)]
 
 
 def by_name(node, joints: list[str]) -> dict[str, float]:
@@ -26,20 +33,22 @@ def by_name(node, joints: list[str]) -> dict[str, float]:
     return values
 
 
-def start_positions(node, model, positions: list[float]) -> np.ndarray:
-    """The start: ``positions`` (one per joint; empty = the model's initial positions, the zero pose for a URDF)
-    with the ``initial_positions.<joint>`` entries over them, each clamped into its limits with a warning."""
+def start_positions(node, model, values: dict) -> np.ndarray:
+    """The start: ``initial_positions`` (one per joint; empty = the model's, the zero pose for a URDF), the SRDF
+    group_state's joints over it, the ``initial_positions.<joint>`` entries over those; clamped into the limits,
+    each clamp a warning."""
     joints = list(model.joint_names)
     # the URDF reader starts at zero clamped into the limits; the clamp is reported here
     default = np.zeros(model.dof) if model.urdf is not None else model.initial_positions
+    srdf, pose = values["initial_pose_srdf"], values["initial_pose_name"]
+    if bool(srdf) != bool(pose):
+        raise StartupError("initial_pose_srdf and initial_pose_name: give both or neither")
     try:
-        q = np.array(per_joint_values(positions, default, "initial_positions", joints), dtype=float)
-    except InputError as error:
+        base = per_joint_values(values["initial_positions"], default, "initial_positions", joints)
+        named = load_group_state(srdf, pose).values if srdf else {}
+        start = start_pose(joints, model.lower, model.upper, base, {**named, **by_name(node, joints)})
+    except (InputError, ModelError) as error:
         raise StartupError(str(error)) from None
-    for joint, value in by_name(node, joints).items():
-        q[joints.index(joint)] = value
-    clamped = np.clip(q, model.lower, model.upper)
-    for i in np.flatnonzero(clamped != q):
-        node.get_logger().warning(f"initial_positions: {joints[i]} = {q[i]:g} is outside its limits "
-                                  f"[{model.lower[i]:g}, {model.upper[i]:g}]; it starts at {clamped[i]:g}")
-    return clamped
+    for warning in start.warnings:
+        node.get_logger().warning(warning)
+    return start.positions

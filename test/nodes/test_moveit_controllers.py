@@ -183,3 +183,22 @@ def test_without_controllers_every_joint_holds_and_joint_commands_drive_the_arm(
     assert state.position[names.index("panda_joint4")] == pytest.approx(-1.8, abs=0.01)
     assert state.position[names.index("panda_joint1")] == pytest.approx(start.position[0], abs=0.01)
     assert node.alive()
+
+
+def test_an_srdf_group_state_is_the_start_and_initial_positions_by_name_go_over_it(ros, tmp_path):
+    from sensor_msgs.msg import JointState
+
+    params = tmp_path / "params.yaml"
+    params.write_text("discrete_robot_node:\n  ros__parameters:\n    initial_positions: {panda_joint7: 0.3}\n")
+    node = ros.start("discrete_robot_node", params={
+        "model_file": str(example_robot_path("panda")), "initial_pose_name": "ready",
+        "initial_pose_srdf": str(Path(__file__).resolve().parent / "fixtures" / "panda.srdf")}, params_file=params)
+    state = ros.wait_for_message("joint_states", JointState, timeout=60.0)
+    assert list(state.position[:7]) == pytest.approx([0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.3], abs=0.01)
+    assert "outside its limits" not in node.log()
+    node.stop()
+    unknown = ros.start("discrete_robot_node", params={
+        "model_file": str(example_robot_path("panda")), "initial_pose_name": "home",
+        "initial_pose_srdf": str(Path(__file__).resolve().parent / "fixtures" / "panda.srdf")})
+    assert unknown.wait(60.0) == 1
+    assert "no group_state 'home' (it has: ready)" in unknown.log() and "Traceback" not in unknown.log()
