@@ -54,7 +54,7 @@ def test_bad_srdf_is_one_line_naming_the_field(text, message):
 def test_an_entity_expansion_bomb_is_refused():
     """expat (>= 2.4) stops amplified entity expansion; the reader turns it into one ModelError line."""
     bomb = ('<?xml version="1.0"?><!DOCTYPE r [<!ENTITY a "aaaaaaaaaa">'
-            + "".join(f'<!ENTITY {b} "{("&" + a + ";") * 10}">' for a, b in zip("abcdefgh", "bcdefghi"))
+            + "".join(f'<!ENTITY {b} "{("&" + a + ";") * 10}">' for a, b in zip("abcdefgh", "bcdefghi", strict=True))
             + ']><robot><group_state name="&i;" group="g"/></robot>')
     with pytest.raises(ModelError, match="invalid XML"):
         group_states(bomb)
