@@ -62,6 +62,8 @@ class FixedStepSimulation:
         self.time = 0.0
         self.tau = np.zeros(n)
         self.stop_energy = 0.0
+        #: (n,) bool: the joints that have reached their lower (upper) limit at the end of some step
+        self.reached_lower, self.reached_upper = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
         self.newton_iterations = 0
         self.dissipated_energy = 0.0 if hasattr(self.stepper, "dissipated") else None
         self._carried = 0.0
@@ -116,6 +118,9 @@ class FixedStepSimulation:
                                   self.lower, self.upper)
             q, qd = stop.q, stop.qd
             self.stop_energy += stop.removed_energy
+        if self._limited:   # a held run ends at the step past a limit: only a run's last state can be at one
+            self.reached_lower |= q <= self.lower
+            self.reached_upper |= q >= self.upper
         self.q, self.qd = q, qd
         self.tau = tau
         for _ in range(steps):      # as many additions as steps, so the time is the one steps one by one give
