@@ -9,20 +9,29 @@ robot_description, joint states, markers and diagnostics itself. Topic discovery
 recorder's (:class:`.recorder.TopicRelay`), so what is live is what is recorded.
 
 The server listens on 127.0.0.1 only unless ``--host`` says otherwise: nothing authenticates a WebSocket client,
-which sees every topic (it cannot publish: the server offers no client-publish capability). The Foxglove SDK has no latching, so the last message of every transient-local topic
-(/tf_static, robot_description) is kept and logged again when a client subscribes to it.
+which sees every topic (it cannot publish: the server offers no client-publish capability). The Foxglove SDK has
+no latching, so the last message of every transient-local topic (/tf_static, robot_description) is kept and
+logged again when a client subscribes to it.
+
+Meshes: the server offers Foxglove's ``assets`` capability (foxglove-sdk adds it with an ``asset_handler``) and
+answers a ``fetchAsset`` for exactly the ``<mesh filename>`` URIs the latest ``robot_description`` names, read
+where the URDF reader resolves them (``package://`` through the ament index, ``file://``); any other URI is
+refused, so a client cannot read the machine's files.
 """
 
 import argparse
 import sys
 import threading
 import time
+import xml.etree.ElementTree as ET
 
 from discrete_robot.ros.recorder import TopicRelay
 
 DEFAULT_PORT = 8765
 DEFAULT_HOST = "127.0.0.1"
 DISCOVERY_PERIOD_S = 0.5
+#: the largest mesh served, bytes (a detailed visual mesh is tens of MB)
+MAX_MESH_BYTES = 256 * 2 ** 20
 
 
 class FoxgloveRelay(TopicRelay):
@@ -70,21 +79,56 @@ class FoxgloveRelay(TopicRelay):
             self._channels[topic].log(data, log_time=time.time_ns())
 
 
+class MeshAssets:
+    """The asset handler: ``assets(uri)`` is the bytes of a mesh the robot description names, else None (the
+    server then answers the fetch with an error). ``describe(urdf)`` replaces the named URIs (any thread)."""
+
+    def __init__(self):
+        self._uris: frozenset[str] = frozenset()
+
+    def describe(self, urdf: str) -> None:
+        try:
+            root = ET.fromstring(urdf)
+        except ET.ParseError:
+            root = None                 # a description the URDF reader refuses names no mesh to serve
+        self._uris = frozenset(mesh.get("filename") for mesh in root.iter("mesh")
+                               if mesh.get("filename")) if root is not None else frozenset()
+
+    def __call__(self, uri: str) -> bytes | None:
+        from discrete_robot.config_files import read_bytes
+        from discrete_robot.errors import ModelError
+        from discrete_robot.model.urdf_reader import resolve_mesh
+
+        # a relative path would resolve against this process's working directory: only the two URI forms
+        if uri not in self._uris or not (uri.startswith("package://") or uri.startswith("file:///")):
+            return None
+        path = resolve_mesh(uri, None)
+        try:
+            return None if path is None else read_bytes(path, "mesh", MAX_MESH_BYTES)
+        except ModelError:
+            return None
+
+
 def start(node, port: int = DEFAULT_PORT, host: str = DEFAULT_HOST):
     """Serve ``node``'s ROS graph on ``host:port``; returns (relay, server). Call ``relay.discover()`` and
     ``relay.resend_latched()`` periodically (a timer on ``node``) and ``server.stop()`` at the end."""
     import foxglove
     from foxglove.websocket import ServerListener
+    from std_msgs.msg import String
+
+    from discrete_robot.nodes.qos import LATCHED_QOS
 
     context = foxglove.Context()
     relay = FoxgloveRelay(node, context)
+    assets = MeshAssets()
+    node.create_subscription(String, "robot_description", lambda msg: assets.describe(msg.data), LATCHED_QOS)
 
     class Listener(ServerListener):
         def on_subscribe(self, client, channel) -> None:
             relay.subscribed(channel.topic)
 
     server = foxglove.start_server(name="discrete_robot", host=host, port=port, context=context,
-                                   server_listener=Listener())
+                                   server_listener=Listener(), asset_handler=assets)
     return relay, server
 
 

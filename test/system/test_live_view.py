@@ -14,11 +14,13 @@ import socket
 import struct
 import time
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pytest
 
 pytestmark = pytest.mark.ros
 
+REPO = Path(__file__).resolve().parents[2]
 SUBPROTOCOL = "foxglove.sdk.v1"   # the one foxglove-sdk's server accepts (foxglove/tests/test_server.py)
 
 
@@ -168,3 +170,60 @@ def test_a_recording_carries_the_publishers_qos_as_rosbag2_does(ros, tmp_path):
                         "avoid_ros_namespace_conventions": False}]
     assert set(latched[0]["deadline"]) == {"sec", "nsec"}
     assert [p["durability"] for p in volatile] == ["volatile"]
+
+
+def _fetch(ws, uri: str, request_id: int, timeout: float) -> tuple[int, str, bytes]:
+    """A ``fetchAsset`` of ``uri``: (status 0 ok / 1 error, error message, data) of the server's binary reply
+    (opcode 0x04, request id uint32 LE, status uint8, error length uint32 LE, error, data; spec.md)."""
+    ws.send(json.dumps({"op": "fetchAsset", "uri": uri, "requestId": request_id}))
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        try:
+            frame = ws.recv(timeout=1.0)
+        except TimeoutError:
+            continue
+        if isinstance(frame, bytes) and frame[0] == 0x04 and struct.unpack_from("<I", frame, 1)[0] == request_id:
+            status, length = struct.unpack_from("<BI", frame, 5)
+            return status, frame[10:10 + length].decode(), frame[10 + length:]
+    raise AssertionError(f"no fetchAsset reply for {uri}")
+
+
+def test_a_client_fetches_the_meshes_robot_description_names_and_nothing_else(ros, tmp_path):
+    """The server offers ``assets``; a ``package://`` mesh (through the ament index) and a ``file://`` mesh the
+    published description names come back byte for byte; a file it does not name is refused, even one beside
+    them."""
+    from std_msgs.msg import String
+    from websockets.sync.client import connect
+
+    from discrete_robot.nodes.common import LATCHED_QOS
+
+    mesh = tmp_path / "finger.stl"
+    mesh.write_bytes(b"solid finger\nendsolid finger\n")
+    secret = tmp_path / "secret.txt"
+    secret.write_text("not a mesh")
+    package_uri = "package://discrete_robot/urdf/planar_2link.urdf"   # any file of an installed package
+    urdf = (f'<robot name="r"><link name="a"><visual><geometry><mesh filename="file://{mesh}"/></geometry>'
+            f'</visual><collision><geometry><mesh filename="{package_uri}"/></geometry></collision></link></robot>')
+    publisher = ros.node.create_publisher(String, "robot_description", LATCHED_QOS)
+    publisher.publish(String(data=urdf))
+    port = _free_port()
+    bridge = ros.start("python", args=["-m", "discrete_robot.ros.foxglove_bridge", "--port", str(port)])
+    ros.spin_until(lambda: "serving ws://" in bridge.log(), 120.0)
+    with connect(f"ws://127.0.0.1:{port}", subprotocols=[SUBPROTOCOL], open_timeout=60.0) as ws:
+        info = json.loads(ws.recv(timeout=60.0))
+        assert info["op"] == "serverInfo" and "assets" in info["capabilities"]
+        # the bridge reads the latched description on its own subscription: wait until it names the mesh
+        end, status = time.monotonic() + 60.0, 1
+        while status != 0 and time.monotonic() < end:
+            status, error, data = _fetch(ws, f"file://{mesh}", 1, timeout=30.0)
+            time.sleep(0.2)
+        assert (status, data) == (0, mesh.read_bytes()), error
+        status, error, data = _fetch(ws, package_uri, 2, timeout=30.0)
+        share = REPO / "urdf" / "planar_2link.urdf"
+        assert (status, data) == (0, share.read_bytes()), error
+        for request_id, uri in enumerate([f"file://{secret}", "package://discrete_robot/package.xml",
+                                          "file:///etc/hostname"], start=3):
+            status, _, data = _fetch(ws, uri, request_id, timeout=30.0)
+            assert (status, data) == (1, b""), uri
+    assert bridge.stop(timeout=10.0) == 0, bridge.log()
+    assert "Traceback" not in bridge.log(), bridge.log()
