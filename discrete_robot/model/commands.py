@@ -59,6 +59,39 @@ def describe(model, q=None) -> dict:
     return result
 
 
+#: the time step at which ``model info`` measures the step cost (the node's default), s
+STEP_COST_DT = 1e-3
+#: CPU seconds the measurement lasts at least
+STEP_COST_SECONDS = 0.2
+#: models with more DOFs (followers included) than this are not timed: one step costs O(n⁴) and its workspace O(n⁴)
+STEP_COST_MAX_DOF = 40
+
+
+def step_cost(model) -> float | None:
+    """CPU seconds per discrete step at :data:`STEP_COST_DT` (what the node pays per step at its default): the
+    least per-step time of held-zero-torque runs (compiled ``held_steps``, :class:`.FixedStepSimulation`) from the
+    initial positions at rest, no joint stops, repeated until :data:`STEP_COST_SECONDS` of CPU time; None for a
+    floating base or a model beyond :data:`STEP_COST_MAX_DOF`. A measurement: informative, machine-dependent."""
+    import time
+
+    from discrete_robot.discrete.simulation import FixedStepSimulation
+    from discrete_robot.model.dynamics import RigidBodySystem
+
+    if model.base.floating or model.dof + len(model.mimic) > STEP_COST_MAX_DOF:
+        return None
+    simulation = FixedStepSimulation(RigidBodySystem(model), "discrete", STEP_COST_DT, model.initial_positions,
+                                     np.zeros(model.dof))
+    zero = np.zeros(model.dof)
+    simulation.step(2, zero)                     # compilation caches, Newton's guesses
+    best, spent, count = math.inf, 0.0, 10
+    while spent < STEP_COST_SECONDS:
+        start = time.process_time()
+        simulation.step(count, zero)
+        elapsed = time.process_time() - start
+        best, spent, count = min(best, elapsed / count), spent + elapsed, min(2 * count, 1000)
+    return best
+
+
 def _cell(value) -> str:
     if value is None:
         return "-"
@@ -85,6 +118,10 @@ def render_text(info: dict, model) -> str:
     if model.frames:
         lines += [f"fixed frames: {', '.join(frame.name for frame in model.frames)}"]
     lines += ["", "joint_names: " + " ".join(info["joint_names"])]
+    if info.get("step_cost_s") is not None:
+        cost = info["step_cost_s"]
+        lines += [f"step cost at dt = {STEP_COST_DT * 1e3:g} ms: {cost * 1e3:.3f} ms CPU "
+                  f"({cost / STEP_COST_DT:.1%} of real time; {model.dof} DOF, {len(model.mimic)} mimic)"]
     if "mass_matrix" in info:
         if info["mass_matrix"] is not None:
             lines += ["", "mass_matrix (kg m², kg):"]
@@ -102,4 +139,5 @@ def info_command(args):
 
     model = load_model(args.model, xacro_args=xacro_arguments(args.xacro_arg), floating_base=args.floating_base)
     info = describe(model, args.q)
+    info["step_cost_s"] = step_cost(model)
     return info if args.json else render_text(info, model)
