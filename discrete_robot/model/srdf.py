@@ -13,13 +13,13 @@ external entities); every error is one :class:`ModelError` line naming the eleme
 """
 
 import math
-import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 
 import numpy as np
 
 from discrete_robot.config_files import read_text
 from discrete_robot.errors import ModelError
+from discrete_robot.model.urdf_reader import robot_element
 
 
 @dataclass(frozen=True)
@@ -33,12 +33,7 @@ class GroupState:
 
 def group_states(text: str, source: str = "srdf") -> list[GroupState]:
     """Every ``<group_state>`` of SRDF ``text``, in file order."""
-    try:
-        root = ET.fromstring(text)
-    except ET.ParseError as error:
-        raise ModelError(f"{source}: invalid XML ({error})") from None
-    if root.tag != "robot":
-        raise ModelError(f"{source}: the root element is <{root.tag}>, not <robot>")
+    root = robot_element(text, source)
     states = []
     for element in root.findall("group_state"):
         name, group = element.get("name"), element.get("group")

@@ -85,6 +85,17 @@ def load_xacro(path, args: dict | None = None, floating_base: bool = False, grav
                            directory=path.parent)
 
 
+def robot_element(text: str, source: str) -> ET.Element:
+    """The ``<robot>`` root of URDF or SRDF ``text``; ModelError naming ``source`` for invalid XML or another root."""
+    try:
+        root = ET.fromstring(text)
+    except ET.ParseError as error:
+        raise ModelError(f"{source}: invalid XML ({error})") from None
+    if root.tag != "robot":
+        raise ModelError(f"{source}: the root element is <{root.tag}>, not <robot>")
+    return root
+
+
 def model_from_urdf(text: str, source: str = "robot_description", floating_base: bool = False, gravity=None,
                     directory: Path | None = None) -> RobotModel:
     """Build and validate a model from URDF text (a file's, or the ``robot_description`` parameter's).
@@ -92,12 +103,7 @@ def model_from_urdf(text: str, source: str = "robot_description", floating_base:
     ``gravity`` (m/s², world): default (0, 0, −9.81), or zero for a floating base; ``directory``: where relative
     mesh paths and ``package://`` packages are looked for (warnings only).
     """
-    try:
-        root = ET.fromstring(text)
-    except ET.ParseError as error:
-        raise ModelError(f"{source}: invalid XML ({error})") from None
-    if root.tag != "robot":
-        raise ModelError(f"{source}: the root element is <{root.tag}>, not <robot>")
+    root = robot_element(text, source)
     name = root.get("name")
     if not name:
         raise ModelError(f"{source}: <robot name> is missing")
