@@ -13,12 +13,17 @@ from collections.abc import Callable
 import numpy as np
 
 from discrete_robot.control.computed_torque import saturate
+from discrete_robot.control.configuration import (
+    BROADCASTER,
+    JTC,
+    ControllerSpec,
+    default_controllers,
+    finger_joints,
+)
 from discrete_robot.control.joint_trajectory_controller import continuous_joints, controller_joints
 from discrete_robot.control.trajectory import Reference
 from discrete_robot.nodes.controllers import (
-    BROADCASTER,
-    FORWARD,
-    JTC,
+    FORWARD_TYPES,
     ForwardCommand,
     combined_reference,
     forward_command,
@@ -42,44 +47,41 @@ class ControllerSet:
         self.forward: list[ForwardCommand] = []
         self.lines: list[str] = []
         self.holding = False        # the joints no controller drives hold where they are (hold_on_start)
-        listed = (listed_controllers(self.file) if self.file else {}) or {values["controller_name"]: JTC}
-        claimed: dict[str, str] = {}
-        for name, kind in listed.items():
-            primary = name == values["controller_name"]
-            if kind == JTC:
-                joints = list(controller_joints(self.dofs, model.command_interfaces, (
-                    values["joints"] if primary else ()) or controllers_file_joints(self.file, name)))
-            elif kind in FORWARD:
-                joints = controllers_file_joints(self.file, name)
-            elif kind == BROADCASTER:
-                self.lines.append(startup_line(name, kind, ["joint_states"]))
+        for spec in (listed_controllers(self.file, self.dofs) if self.file else []) or self._default(model, values):
+            primary = spec.name == values["controller_name"]
+            if spec.type == BROADCASTER:
+                self.lines.append(startup_line(spec.name, spec.type, ["joint_states"]))
                 continue
-            else:
-                node.get_logger().error(f"controller {name}: type '{kind}' is not one this simulator serves "
-                                        f"({', '.join([JTC, BROADCASTER, *FORWARD])}); not created")
+            if spec.type not in (JTC, *FORWARD_TYPES):
+                node.get_logger().error(f"controller {spec.name} ({spec.type}): not served by this node; its joints "
+                                        f"{', '.join(spec.joints)} hold or follow joint_commands")
                 continue
-            taken = {joint: claimed[joint] for joint in joints if joint in claimed}
-            if taken:       # ros2_control refuses to activate a controller whose command interfaces are claimed
-                node.get_logger().error(f"controller {name}: joints already claimed by {taken}; not created")
+            self.lines.append(startup_line(spec.name, spec.type, spec.joints))
+            if spec.type in FORWARD_TYPES:
+                self.forward.append(forward_command(node, spec, self.dofs))
                 continue
-            claimed.update(dict.fromkeys(joints, name))
-            self.lines.append(startup_line(name, kind, joints))
-            if kind in FORWARD:
-                self.forward.append(forward_command(node, name, kind, joints, self.dofs, self.file))
-                continue
+            joints, name, prefix = list(spec.joints), spec.name, "" if primary else f"{spec.name}."
             indices = np.array([self.dofs.index(joint) for joint in joints])
             self.trajectory.append((TrajectoryControllerEndpoints(
-                node, name, joints,
-                declare_controller_parameters(node, name, joints, self.file, prefix="" if primary else f"{name}.",
-                                              gains=True),
-                self._joint_state(indices), topic_aliases=("joint_trajectory",) if primary else (),
-                prefix="" if primary else f"{name}.", wraparound=continuous_joints(model, joints),
-                velocity_limits=model.velocity_limits[indices], update_period=1.0 / values["publish_rate"]),
-                indices))
+                node, name, joints, declare_controller_parameters(node, name, joints, self.file, prefix, gains=True),
+                self._joint_state(indices), topic_aliases=("joint_trajectory",) if primary else (), prefix=prefix,
+                wraparound=continuous_joints(model, joints), velocity_limits=model.velocity_limits[indices],
+                update_period=1.0 / values["publish_rate"]), indices))
         positions = [c.indices for c in self.forward if c.interface == "position"]
         self.claimed = np.concatenate([np.zeros(0, dtype=int)] + [indices for _, indices in self.trajectory]
                                       + positions).astype(int)
         self.joint_commands = JointCommands(node, values["joint_commands_topic"], self.dofs, self.claimed_joints)
+
+    def _default(self, model, values: dict) -> list[ControllerSpec]:
+        """Without a controllers file's list: the JTC ``controller_name`` on the ``joints`` parameter, else the
+        file's section, else the URDF's ``<ros2_control>`` joints; else on the joints that are not fingers, and a
+        gripper controller on the fingers (configuration.default_controllers)."""
+        name = values["controller_name"]
+        requested = values["joints"] or controllers_file_joints(self.file, name)
+        if requested or model.command_interfaces:
+            joints = controller_joints(self.dofs, model.command_interfaces, requested)
+            return [ControllerSpec(name, JTC, tuple(joints), {"joints": list(joints)})]
+        return default_controllers(self.dofs, finger_joints(model), name)
 
     def claimed_joints(self) -> set[str]:
         """The joints the controllers claim (the others follow ``joint_commands``)."""

@@ -1,7 +1,9 @@
 """The controllers of a ros2_controllers.yaml on discrete_robot_node, created as controller_manager creates them.
 
 Every controller listed with a ``type`` under ``controller_manager: ros__parameters:`` of ``controllers_file`` is
-created from its type, on the joints its own ``<name>: ros__parameters:`` section lists:
+read by discrete_robot.control.configuration (its joints, its parameters; an unknown type, or two controllers
+claiming one command interface, stop the node with one line as controller_manager refuses them) and created from
+its type:
 
 - ``joint_trajectory_controller/JointTrajectoryController``: the JTC contract (discrete_robot.nodes.
   trajectory_controller), one per entry, its parameters under ``<name>.`` (``controller_name``'s unprefixed);
@@ -10,44 +12,32 @@ created from its type, on the joints its own ``<name>: ros__parameters:`` sectio
   per joint, the section's order); efforts applied as they are, positions tracked by the node's law;
 - ``joint_state_broadcaster/JointStateBroadcaster``: the node's ``joint_states``.
 
-A type not listed here is refused at start with one line naming the controller and its type; the node serves
-the others. Without a ``controller_manager`` section the node has its one JTC, ``controller_name``.
+Without a ``controller_manager`` section the node has its one JTC, ``controller_name``: on the ``joints``
+parameter, else the file's section, else the URDF's ``<ros2_control>`` joints, else the joints that are not
+fingers (configuration.default_controllers).
 """
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
-import yaml
 from std_msgs.msg import Float64MultiArray
 
+from discrete_robot.config_files import load_yaml
+from discrete_robot.control.configuration import FORWARD, GROUP_EFFORT, ControllerSpec, read_controllers
 from discrete_robot.control.trajectory import Reference
 from discrete_robot.errors import InputError
-from discrete_robot.nodes.common import STATE_QOS, StartupError
-from discrete_robot.nodes.jtc_parameters import controllers_file_values
+from discrete_robot.nodes.common import STATE_QOS
 from discrete_robot.validation import finite_vector
 
-JTC = "joint_trajectory_controller/JointTrajectoryController"
-BROADCASTER = "joint_state_broadcaster/JointStateBroadcaster"
-#: forward command controllers: type -> the command interface when the type fixes it
-FORWARD = {"forward_command_controller/ForwardCommandController": None,
-           "effort_controllers/JointGroupEffortController": "effort"}
 
-
-def listed_controllers(path: str) -> dict[str, str]:
-    """name -> type of every controller under ``controller_manager: ros__parameters:`` of the ros2_controllers.yaml
-    at ``path`` ({} when it has no such section); StartupError when the file cannot be read."""
-    try:
-        document = yaml.safe_load(Path(path).read_text()) or {}
-    except (OSError, yaml.YAMLError) as error:
-        raise StartupError(f"controllers_file: cannot read {path}: {error}") from None
-    manager = document.get("controller_manager") if isinstance(document, dict) else None
-    parameters = (manager or {}).get("ros__parameters") if isinstance(manager, dict) else None
-    if not isinstance(parameters, dict):
-        return {}
-    return {name: str(entry["type"]) for name, entry in parameters.items()
-            if isinstance(entry, dict) and "type" in entry}
+def listed_controllers(path: str, joint_names: Sequence[str]) -> list[ControllerSpec]:
+    """The controllers ``controller_manager: ros__parameters:`` of the ros2_controllers.yaml at ``path`` lists
+    (configuration.read_controllers), [] when it has no such section."""
+    document = load_yaml(path, "controllers_file")
+    if not isinstance(document, dict) or "controller_manager" not in document:
+        return []
+    return read_controllers(path, joint_names)
 
 
 @dataclass
@@ -67,28 +57,23 @@ class ForwardCommand:
         return Reference(self.command.copy(), zeros, zeros.copy())
 
 
-def forward_command(node, name: str, kind: str, joints: Sequence[str], dof_names: Sequence[str],
-                    controllers_file: str) -> ForwardCommand:
-    """A forward command controller of type ``kind`` on ``node``: its ``<name>/commands`` subscription; its joints
-    and ``interface_name`` from the file's ``<name>`` section (StartupError when they are missing or unknown)."""
-    values = controllers_file_values(controllers_file, name)
-    interface = FORWARD[kind] or values.get("interface_name")
-    if interface not in ("effort", "position"):
-        raise StartupError(f"{name}: interface_name {interface!r}: this simulator takes effort or position")
-    listed = list(values.get("joints") or joints)
-    unknown = [joint for joint in listed if joint not in dof_names]
-    if not listed or unknown:
-        raise StartupError(f"{name}: joints {listed} must be joints of the robot {list(dof_names)}")
-    controller = ForwardCommand(name, np.array([list(dof_names).index(j) for j in listed]), interface)
+def forward_command(node, spec: ControllerSpec, dof_names: Sequence[str]) -> ForwardCommand:
+    """A forward command controller of ``spec`` on ``node``: its ``<name>/commands`` subscription."""
+    joints, name = list(spec.joints), spec.name
+    interface = "effort" if spec.type == GROUP_EFFORT else spec.parameters["interface_name"]
+    controller = ForwardCommand(name, np.array([list(dof_names).index(j) for j in joints]), interface)
 
     def on_command(msg: Float64MultiArray) -> None:
         try:
-            controller.command = finite_vector(msg.data, len(listed), f"{name}/commands")
+            controller.command = finite_vector(msg.data, len(joints), f"{name}/commands")
         except InputError as error:
-            node.refusals.warning(str(error), f"ignored: {error} (joints: {', '.join(listed)})")
+            node.refusals.warning(str(error), f"ignored: {error} (joints: {', '.join(joints)})")
 
     node.create_subscription(Float64MultiArray, f"{name}/commands", on_command, STATE_QOS)
     return controller
+
+
+FORWARD_TYPES = (FORWARD, GROUP_EFFORT)
 
 
 def combined_reference(parts: Sequence[tuple[np.ndarray, Reference]]) -> Reference:

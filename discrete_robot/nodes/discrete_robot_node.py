@@ -63,8 +63,8 @@ from discrete_robot.nodes.common import (
     one_of,
     ros_name,
 )
-from discrete_robot.nodes.conversions import merged_joint_state
 from discrete_robot.nodes.controller_set import ControllerSet
+from discrete_robot.nodes.conversions import merged_joint_state
 from discrete_robot.nodes.description_topic import DESCRIPTION_TOPIC, described_model
 from discrete_robot.nodes.joint_commands import TOPICS
 from discrete_robot.nodes.jtc_parameters import CONTROLLER_PARAMETERS, CONTROLLERS_FILE, JOINTS

@@ -19,7 +19,8 @@ from discrete_robot.nodes.common import STATE_QOS, ParameterSpec, ros_name
 FIELDS = ("position", "velocity", "effort")
 #: the contract's topics: topic_based_ros2_control's defaults are /robot_joint_command and /robot_joint_states
 TOPICS = [ParameterSpec("joint_commands_topic", "joint_commands", "sensor_msgs/JointState commands by name "
-                        "(position, velocity or effort) for the joints no controller claims (topic_based_ros2_control's)",
+                        "(position, velocity or effort) for the joints no controller claims "
+                        "(topic_based_ros2_control's)",
                         check=ros_name(), read_only=True),
           ParameterSpec("joint_states_topic", "joint_states", "the joint state topic (sensor_msgs/JointState)",
                         check=ros_name(), read_only=True)]

@@ -2,7 +2,6 @@
 URDF (example-robot-data) and panda_moveit_config's layout (fixtures/panda_ros2_controllers.yaml), each listed
 controller created from its type; a 7-joint goal as MoveIt sends it (positions and velocities) reaches its end."""
 
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -52,42 +51,39 @@ def test_the_panda_arm_controller_follows_a_moveit_goal_of_positions_and_velocit
     assert node.alive()
 
 
-def test_an_unknown_type_and_a_joint_claimed_twice_are_refused_in_one_line_the_others_served(ros, tmp_path):
+def test_an_unknown_type_and_an_interface_claimed_twice_stop_the_node_in_one_line(ros, tmp_path):
+    arm = "\n".join(["arm_controller:", "  ros__parameters:", f"    joints: {ARM}"])
+    for listed, sections, expected in [
+        ("    admittance_controller: {type: admittance_controller/AdmittanceController}\n", "",
+         "controller 'admittance_controller' has type 'admittance_controller/AdmittanceController', which this "
+         "simulator does not create"),
+        ("    wrist_controller: {type: joint_trajectory_controller/JointTrajectoryController}\n",
+         "wrist_controller:\n  ros__parameters:\n    joints: [panda_joint7]\n",
+         "Unable to activate controller 'wrist_controller' since the command interface 'panda_joint7/position' "
+         "will be used by another controller that is being activated ('arm_controller')")]:
+        path = tmp_path / "ros2_controllers.yaml"
+        path.write_text("controller_manager:\n  ros__parameters:\n"
+                        "    arm_controller: {type: joint_trajectory_controller/JointTrajectoryController}\n"
+                        f"{listed}{arm}\n{sections}")
+        node = _panda(ros, path)
+        assert node.wait(60.0) == 1
+        log = node.log()
+        assert expected in log and "Traceback" not in log
+
+
+def test_a_forward_command_controller_s_positions_are_tracked(ros, tmp_path):
     from sensor_msgs.msg import JointState
     from std_msgs.msg import Float64MultiArray
 
     path = tmp_path / "ros2_controllers.yaml"
-    path.write_text(textwrap.dedent("""\
-        controller_manager:
-          ros__parameters:
-            arm_controller:
-              type: joint_trajectory_controller/JointTrajectoryController
-            admittance_controller:
-              type: admittance_controller/AdmittanceController
-            wrist_controller:
-              type: joint_trajectory_controller/JointTrajectoryController
-            finger_controller:
-              type: forward_command_controller/ForwardCommandController
-        arm_controller:
-          ros__parameters:
-            joints: [panda_joint1, panda_joint2, panda_joint3, panda_joint4, panda_joint5, panda_joint6, panda_joint7]
-        wrist_controller:
-          ros__parameters:
-            joints: [panda_joint7]
-        finger_controller:
-          ros__parameters:
-            joints: [panda_finger_joint1]
-            interface_name: position
-        """))
+    path.write_text(CONTROLLERS.read_text().replace(
+        "position_controllers/GripperActionController", "forward_command_controller/ForwardCommandController"
+    ).replace("    joint: panda_finger_joint1", "    joints: [panda_finger_joint1]\n    interface_name: position"))
     node = _panda(ros, path)
     ros.wait_for_message("joint_states", JointState, timeout=60.0)
-    log = node.log()
-    assert "controller admittance_controller: type 'admittance_controller/AdmittanceController' is not one" in log
-    assert "controller wrist_controller: joints already claimed by {'panda_joint7': 'arm_controller'}" in log
-    assert "Traceback" not in log
-    assert "actions arm_controller/follow_joint_trajectory" in log
-    # the forward controller's position command, tracked by the node's law
-    ros.publish("finger_controller/commands", Float64MultiArray(data=[0.02]))
+    assert ("controller panda_hand_controller (forward_command_controller/ForwardCommandController): joints "
+            "panda_finger_joint1") in node.log()
+    ros.publish("panda_hand_controller/commands", Float64MultiArray(data=[0.02]))
     sent = ros.seconds(ros.wait_for_message("joint_states", JointState, timeout=30.0).header.stamp)
     finger = ros.wait_for_message("joint_states", JointState, timeout=60.0,
                                   predicate=lambda m: ros.seconds(m.header.stamp) > sent + 2.0)
@@ -202,3 +198,15 @@ def test_an_srdf_group_state_is_the_start_and_initial_positions_by_name_go_over_
         "initial_pose_srdf": str(Path(__file__).resolve().parent / "fixtures" / "panda.srdf")})
     assert unknown.wait(60.0) == 1
     assert "no group_state 'home' (it has: ready)" in unknown.log() and "Traceback" not in unknown.log()
+
+
+def test_without_a_controllers_file_the_arm_controller_takes_the_joints_that_are_not_fingers(ros):
+    from sensor_msgs.msg import JointState
+
+    node = ros.start("discrete_robot_node", params={"model_file": str(example_robot_path("panda"))})
+    ros.wait_for_message("joint_states", JointState, timeout=60.0)
+    log = node.log()
+    line = next(line for line in log.splitlines() if "controller joint_trajectory_controller (" in line)
+    assert line.endswith("(joint_trajectory_controller/JointTrajectoryController): joints " + ", ".join(ARM))
+    assert "controller gripper_controller (position_controllers/GripperActionController)" in log
+    assert node.alive()
