@@ -116,8 +116,8 @@ class Data(NamedTuple):
     composite_origin_inertia: np.ndarray  # (L, 3, 3): J, the rotational block about the frame origin, kg m²
     composite_com: np.ndarray    # (L, 3): c̄, the subtrees' CoMs (Pinocchio's com), m
     composite_inertia: np.ndarray  # (L, 3, 3): I^c about c̄, kg m²
-    inertia_twist: np.ndarray    # (n, n, 6): [k, b] = G^c_k ξ_b (G^c of DOF k's link)
-    twist_bracket: np.ndarray    # (n, n, 6): [k, a] = ad_{ξ_k} ξ_a
+    inertia_twist: np.ndarray    # (n, n, 6): [k, b] = G^c_k ξ_b (G^c of DOF k's link; b = k or b before k)
+    twist_bracket: np.ndarray    # (n, n, 6): [k, a] = ad_{ξ_k} ξ_a (a before k)
     local_gravity: np.ndarray    # (3,): gravity in a reference frame, m/s²
     # with mimic followers, the tree's terms before the fold (size 0 without them)
     tree_q: np.ndarray           # (n̄,): q̄ = S q + c
@@ -401,29 +401,34 @@ def _tree_terms(model, data, q, derivatives, only, M, dM, dV, rows, batch):
     for b in range(n):
         i = dof_link[b]
         _apply_inertia(mc[i], h[i], J[i], xi[b], GX[b, b])
+    # ∂a_lo,hi/∂q_k (lo before-or-equal hi) is 0 unless lo is strictly before k (else k is on another branch, or
+    # k before-or-equal lo moves a rigid subtree), and then hi is after k or strictly before it: the cases below
+    # read ad_{ξ_k} ξ_b and G^c_k ξ_b for b strictly before k only (a tree's DOFs before k: a chain)
     for k in range(first, stop):
         if not rows[batch, k]:
             continue
-        for b in range(n):
-            if b != k:
-                _apply_inertia(mc[dof_link[k]], h[dof_link[k]], J[dof_link[k]], xi[b], GX[k, b])
-        for a in range(n):
-            _ad(xi[k], xi[a], A[k, a])
-        mat_t_vec(ref_R[dof_link[k]], gravity, g)
+        i = dof_link[k]
+        for b in range(k):
+            if before_eq[b, k]:
+                _apply_inertia(mc[i], h[i], J[i], xi[b], GX[k, b])
+                _ad(xi[k], xi[b], A[k, b])
+        mat_t_vec(ref_R[i], gravity, g)
         dV[batch, k] = -(g[0] * GX[k, k, 0] + g[1] * GX[k, k, 1] + g[2] * GX[k, k, 2])
-        for a in range(n):
-            for b in range(a, n):
-                lo, hi = (a, b) if before_eq[a, b] else (b, a)      # lo before-or-equal hi, if related
-                if not before_eq[lo, hi] or before_eq[k, lo]:
-                    value = 0.0       # two branches; or k before-or-equal lo: a rigid subtree
-                elif before_eq[k, hi]:
+        dM[batch, k] = 0.0
+        for lo in range(k):
+            if not before_eq[lo, k]:
+                continue
+            for hi in range(lo, n):           # parents first: lo before-or-equal hi only if lo ≤ hi
+                if not before_eq[lo, hi]:
+                    continue
+                if before_eq[k, hi]:
                     value = -_dot(A[k, lo], GX[hi, hi])
                 elif before_eq[hi, k]:
                     value = -_dot(A[k, lo], GX[k, hi]) - _dot(A[k, hi], GX[k, lo])
                 else:
-                    value = 0.0       # k on another branch below lo
-                dM[batch, k, a, b] = value
-                dM[batch, k, b, a] = value
+                    continue          # hi on another branch below lo
+                dM[batch, k, lo, hi] = value
+                dM[batch, k, hi, lo] = value
     return energy
 
 
