@@ -11,6 +11,7 @@
     dynamics.inverse_dynamics(model, data, q, v, a)        # data.tau = M(q) a + C(q, v) v + g(q)
     dynamics.mass_matrix(model, data, q)                   # data.M
     dynamics.step(model, data, q, v, tau, dt)              # data.q, data.v one step of dt later
+    dynamics.step(model, data, q, v, tau, dt, count=1000)  # 1000 steps under tau held (compiled runs)
 
 Each function also returns what it wrote. Names: q the configuration (nq,), v the velocity (nv,), a its rate,
 tau the generalised force (nv,), dt the time step; SI units (rad, m, rad/s, m/s, N m, N, s).
@@ -169,23 +170,41 @@ def mass_matrix(model: Model, data: Data, q) -> np.ndarray:
     return data.M
 
 
-def step(model: Model, data: Data, q, v, tau, dt, loads=()) -> tuple[np.ndarray, np.ndarray]:
-    """One step of ``dt`` s of the model's integrator from (q, v) under tau (and ``loads``) held over the step, into
-    ``data.q`` and ``data.v``; returns them. A step from the state the last one reached (``data.q``, ``data.v``)
-    continues the integrator's own state: the discrete model then starts Newton from its extrapolation and keeps
-    the whole turns it carries apart; the space robot keeps its momentum coordinates."""
+def step(model: Model, data: Data, q, v, tau, dt, loads=(), count: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """``count`` steps of ``dt`` s of the model's integrator from (q, v) under tau (and ``loads``) held over them,
+    into ``data.q`` and ``data.v``; returns them. A step from the state the last one reached (``data.q``,
+    ``data.v``) continues the integrator's own state: the discrete model then starts Newton from its extrapolation
+    and keeps the whole turns it carries apart; the space robot keeps its momentum coordinates. The discrete
+    model takes the steps after the first in compiled runs (``held_steps``: the same steps, no Python between
+    them); the other integrators one by one."""
     dt = positive_step(dt, "dt")
+    if isinstance(count, bool) or not isinstance(count, int | np.integer) or count < 1:
+        raise InputError(f"count: expected a whole number of steps >= 1, got {count!r}")
     q, v, tau = _vectors(model, q=q, v=v, tau=tau)
     continuing = data._stepper is not None and np.array_equal(q, data.q) and np.array_equal(v, data.v)
     if model.floating:
-        _step_floating(model, data, q, v, tau, dt, loads, continuing)
+        for taken in range(count):
+            _step_floating(model, data, q if taken == 0 else data.q, v if taken == 0 else data.v, tau, dt, loads,
+                           continuing or taken > 0)
         return data.q, data.v
     _no_loads(loads)
     if data._stepper is None:
         data._stepper = make_stepper(model.integrator, model.system, model.dissipation)
     if continuing:
         q, v = data._last          # the very arrays the stepper returned: it recognises its own state
-    data._last = data._stepper.step(q, v, tau, dt)
+    held_steps, unbounded = getattr(data._stepper, "held_steps", None), np.full(model.nv, np.inf)
+    left = count
+    while left > 0:
+        taken = 0
+        if held_steps is not None:      # none unless continuing from the stepper's own last result
+            q1, v1, taken = held_steps(q, v, tau, dt, left, -unbounded, unbounded)
+        if taken:
+            data._last = q1, v1
+            left -= taken
+        else:
+            data._last = data._stepper.step(q, v, tau, dt)
+            left -= 1
+        q, v = data._last
     np.copyto(data.q, data._last[0])
     np.copyto(data.v, data._last[1])
     return data.q, data.v
