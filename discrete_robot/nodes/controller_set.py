@@ -15,7 +15,9 @@ import numpy as np
 from discrete_robot.control.computed_torque import saturate
 from discrete_robot.control.configuration import (
     BROADCASTER,
+    GRIPPER,
     JTC,
+    PARALLEL_GRIPPER,
     ControllerSpec,
     default_controllers,
     finger_joints,
@@ -30,6 +32,7 @@ from discrete_robot.nodes.controllers import (
     listed_controllers,
     startup_line,
 )
+from discrete_robot.nodes.gripper_controller import GripperEndpoints
 from discrete_robot.nodes.joint_commands import JointCommands
 from discrete_robot.nodes.jtc_parameters import controllers_file_joints, declare_controller_parameters
 from discrete_robot.nodes.trajectory_controller import TrajectoryControllerEndpoints
@@ -45,6 +48,7 @@ class ControllerSet:
         self.effort_limits = model.effort_limits
         self.trajectory: list[tuple[TrajectoryControllerEndpoints, np.ndarray]] = []
         self.forward: list[ForwardCommand] = []
+        self.grippers: list[GripperEndpoints] = []
         self.lines: list[str] = []
         self.holding = False        # the joints no controller drives hold where they are (hold_on_start)
         for spec in (listed_controllers(self.file, self.dofs) if self.file else []) or self._default(model, values):
@@ -52,11 +56,11 @@ class ControllerSet:
             if spec.type == BROADCASTER:
                 self.lines.append(startup_line(spec.name, spec.type, ["joint_states"]))
                 continue
-            if spec.type not in (JTC, *FORWARD_TYPES):
-                node.get_logger().error(f"controller {spec.name} ({spec.type}): not served by this node; its joints "
-                                        f"{', '.join(spec.joints)} hold or follow joint_commands")
-                continue
             self.lines.append(startup_line(spec.name, spec.type, spec.joints))
+            if spec.type in (GRIPPER, PARALLEL_GRIPPER):
+                index = self.dofs.index(spec.joints[0])
+                self.grippers.append(GripperEndpoints(node, spec, self.dofs, model.effort_limits[index], state))
+                continue
             if spec.type in FORWARD_TYPES:
                 self.forward.append(forward_command(node, spec, self.dofs))
                 continue
@@ -85,7 +89,8 @@ class ControllerSet:
 
     def claimed_joints(self) -> set[str]:
         """The joints the controllers claim (the others follow ``joint_commands``)."""
-        return {self.dofs[i] for i in self.claimed} | {self.dofs[i] for c in self.forward for i in c.indices}
+        return {self.dofs[i] for i in self.claimed} | {self.dofs[i] for c in [*self.forward, *self.grippers]
+                                                        for i in c.indices}
 
     @property
     def controlled(self) -> np.ndarray:
@@ -160,14 +165,21 @@ class ControllerSet:
             p[indices], d[indices] = endpoints.gains(kp, kd)
         return p, d
 
-    def commanded_efforts(self, tau: np.ndarray) -> np.ndarray:
+    def commanded_efforts(self, tau: np.ndarray, t: float, q: np.ndarray | None, v: np.ndarray | None) -> np.ndarray:
         """``tau`` with the effort-commanding forward controllers' joints and joint_commands' effort-commanded
-        joints set to their last commands, saturated at the effort limits."""
+        joints set to their last commands, and the grippers' fingers to their efforts at t (q, v: the state, None
+        for the current one), saturated at the effort limits."""
+        if self.grippers and q is None:
+            _, q, v = self.state()
+        for gripper in self.grippers:
+            tau[gripper.indices] = gripper.effort(t, q, v)
         for controller in self.forward:
             if controller.interface == "effort" and controller.command is not None:
                 tau[controller.indices] = controller.command
         return saturate(self.joint_commands.efforts(tau), self.effort_limits)
 
     def tick(self, stamp, tau: np.ndarray) -> None:
+        for gripper in self.grippers:
+            gripper.tick()
         for endpoints, indices in self.trajectory:
             endpoints.tick(stamp, tau[indices])

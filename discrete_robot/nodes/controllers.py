@@ -10,11 +10,12 @@ its type:
 - ``forward_command_controller/ForwardCommandController`` (``interface_name`` effort or position) and
   ``effort_controllers/JointGroupEffortController``: ``<name>/commands`` (std_msgs/Float64MultiArray, one value
   per joint, the section's order); efforts applied as they are, positions tracked by the node's law;
+- the gripper action controllers: ``<name>/gripper_cmd`` (discrete_robot.nodes.gripper_controller);
 - ``joint_state_broadcaster/JointStateBroadcaster``: the node's ``joint_states``.
 
 Without a ``controller_manager`` section the node has its one JTC, ``controller_name``: on the ``joints``
 parameter, else the file's section, else the URDF's ``<ros2_control>`` joints, else the joints that are not
-fingers (configuration.default_controllers).
+fingers, and a gripper controller on those (configuration.default_controllers).
 """
 
 from collections.abc import Sequence

@@ -179,7 +179,7 @@ class DiscreteRobotNode(SimulatorNode):
     def torques(self, t: float, q: np.ndarray, qd: np.ndarray) -> np.ndarray:
         """The generalised forces held over the step starting at simulated time t, saturated at the limits."""
         tau = self.controller.commanded_efforts((self.tracking if self.controller.active else self.effort).update(
-            t, q, qd))
+            t, q, qd), t, q, qd)
         saturated = at_limit(tau, self.effort_limits)
         if saturated.size:
             self.saturation_log.warning("saturated", f"effort limits active on {[self.joints[i] for i in saturated]}")

@@ -222,3 +222,33 @@ def test_without_a_controllers_file_the_arm_controller_takes_the_joints_that_are
     assert line.endswith("(joint_trajectory_controller/JointTrajectoryController): joints " + ", ".join(ARM))
     assert "controller gripper_controller (position_controllers/GripperActionController)" in log
     assert node.alive()
+
+
+def test_the_panda_hand_controller_closes_to_a_gripper_goal_and_both_fingers_settle(ros, tmp_path):
+    from control_msgs.action import GripperCommand
+    from sensor_msgs.msg import JointState
+    from tf2_msgs.msg import TFMessage
+
+    path = tmp_path / "ros2_controllers.yaml"
+    path.write_text(CONTROLLERS.read_text() + "    goal_tolerance: 0.001\n")
+    node = _panda(ros, path)
+    ros.wait_for_message("joint_states", JointState, timeout=60.0, predicate=_panda_msg)
+    assert "controller panda_hand_controller (position_controllers/GripperActionController): joints " \
+           "panda_finger_joint1" in node.log()
+    goal = GripperCommand.Goal()
+    goal.command.position, goal.command.max_effort = 0.01, 20.0
+    handle = ros.send_goal(GripperCommand, "panda_hand_controller/gripper_cmd", goal)
+    assert handle.accepted
+    result = ros.goal_result(handle, 120.0).result
+    assert result.reached_goal and not result.stalled
+    assert result.position == pytest.approx(0.01, abs=0.001)
+    sent = _now(ros)
+    state = ros.wait_for_message("joint_states", JointState, timeout=60.0,
+                                 predicate=lambda m: _panda_msg(m) and ros.seconds(m.header.stamp) > sent + 1.0)
+    assert state.position[list(state.name).index("panda_finger_joint1")] == pytest.approx(0.01, abs=0.002)
+    # the mimic follower (panda_finger_joint2 = panda_finger_joint1) on TF: the right finger's offset from the hand
+    right = ros.wait_for_message("/tf", TFMessage, timeout=60.0, predicate=lambda m: any(
+        t.child_frame_id == "panda_rightfinger" for t in m.transforms))
+    offset = next(t for t in right.transforms if t.child_frame_id == "panda_rightfinger").transform.translation
+    assert -offset.y == pytest.approx(0.01, abs=0.002)
+    assert node.alive()
