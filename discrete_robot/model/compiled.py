@@ -121,8 +121,8 @@ class Data(NamedTuple):
     local_gravity: np.ndarray    # (3,): gravity in a reference frame, m/s²
     # with mimic followers, the tree's terms before the fold (size 0 without them)
     tree_q: np.ndarray           # (n̄,): q̄ = S q + c
-    tree_M: np.ndarray           # (1, n̄, n̄): ā(q̄)
-    tree_dM: np.ndarray          # (1, n̄, n̄, n̄): ∂ā/∂q̄ (size 0 without derivatives)
+    tree_M: np.ndarray  # noqa: N815  (1, n̄, n̄): ā(q̄)
+    tree_dM: np.ndarray  # noqa: N815  (1, n̄, n̄, n̄): ∂ā/∂q̄ (size 0 without derivatives)
     tree_g: np.ndarray           # (1, n̄): ∂V̄/∂q̄
     tree_rows: np.ndarray        # (1, n̄) bool: the rows of ∂ā/∂q̄ and ∂V̄/∂q̄ to write
 
