@@ -6,6 +6,7 @@ evaluation of the same discrete equations."""
 import numpy as np
 import pytest
 
+from derivative_rows import check_rows_asked_for
 from discrete_robot.discrete import compiled as compiled_step
 from discrete_robot.discrete.dynamic_model import DiscreteDynamicModel
 from discrete_robot.discrete.partial_difference import SMALL_STEP
@@ -208,16 +209,4 @@ def test_rigid_body_terms_writes_the_derivative_rows_asked_for_and_no_other():
     system = random_arm(0)
     model = arm_compiled.compile_model(system.model)
     rng = np.random.default_rng(3)
-    q = rng.uniform(-2.0, 2.0, (4, system.dof))
-    full = arm_compiled.create_data(model, 4, derivatives=True)
-    arm_compiled.rigid_body_terms(model, full, q, True)
-    some = arm_compiled.create_data(model, 4, derivatives=True)
-    some.dM[...] = np.nan
-    some.g[...] = np.nan
-    wanted = rng.random((4, system.dof)) < 0.5
-    some.derivative_rows[...] = wanted
-    arm_compiled.rigid_body_terms(model, some, q, True)
-    np.testing.assert_array_equal(some.dM[wanted], full.dM[wanted])
-    np.testing.assert_array_equal(some.g[wanted], full.g[wanted])
-    assert np.isnan(some.dM[~wanted]).all() and np.isnan(some.g[~wanted]).all()
-    np.testing.assert_array_equal(some.M, full.M)
+    check_rows_asked_for(model, rng.uniform(-2.0, 2.0, (4, system.dof)), rng)

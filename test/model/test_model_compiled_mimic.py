@@ -6,6 +6,7 @@ they drive against the same equations evaluated with numpy on the projected term
 import numpy as np
 import pytest
 
+from derivative_rows import check_rows_asked_for
 from discrete_robot.discrete.dynamic_model import DiscreteDynamicModel
 from discrete_robot.model import compiled as arm_compiled
 from discrete_robot.model.description import load_model
@@ -99,18 +100,7 @@ def test_derivative_rows_and_only_fold_the_rows_asked_for_and_no_other(mimic_mod
     n = arm_compiled.model_dof(model)
     rng = np.random.default_rng(3)
     q = rng.uniform(-1.5, 1.5, (4, n))
-    full = arm_compiled.create_data(model, 4, derivatives=True)
-    arm_compiled.rigid_body_terms(model, full, q, True)
-    some = arm_compiled.create_data(model, 4, derivatives=True)
-    some.dM[...] = np.nan
-    some.g[...] = np.nan
-    wanted = rng.random((4, n)) < 0.5
-    some.derivative_rows[...] = wanted
-    arm_compiled.rigid_body_terms(model, some, q, True)
-    np.testing.assert_array_equal(some.dM[wanted], full.dM[wanted])
-    np.testing.assert_array_equal(some.g[wanted], full.g[wanted])
-    assert np.isnan(some.dM[~wanted]).all() and np.isnan(some.g[~wanted]).all()
-    np.testing.assert_array_equal(some.M, full.M)
+    full = check_rows_asked_for(model, q, rng)
     for only in {0, n - 1, int(model.follower_leader[0])}:
         one = arm_compiled.create_data(model, 4, derivatives=True)
         one.dM[...] = np.nan
