@@ -16,7 +16,8 @@ import pytest
 import yaml
 
 from discrete_robot.sweep.commands import prepare
-from discrete_robot.sweep.results import PART_SUFFIX, PARTS, ResultStore
+from discrete_robot.sweep.results import ResultStore
+from sweep_runs import command, wait_for_first_part
 
 pytestmark = [pytest.mark.skipif(importlib.util.find_spec("ray") is None, reason="needs ray (make setup)"),
               pytest.mark.slow]
@@ -28,11 +29,6 @@ VENV_BIN = Path(sys.executable).parent
 SHORT, LONG = 0.5, 10_000.0
 SWINGS = {"experiment": "simulate", "fixed": {"integrator": "variational", "dt": 0.001},
           "grid": {"duration": [SHORT, LONG], "q0": [[0.1 * k, 0.5] for k in range(1, 5)]}}
-
-
-def command(spec: Path, output: Path, *options) -> list[str]:
-    return [sys.executable, "-m", "discrete_robot", "sweep", "run", str(spec), "--output-dir", str(output),
-            "--json", "--no-progress", *options]
 
 
 def running(pid: int) -> bool:
@@ -76,13 +72,7 @@ def test_ctrl_c_stops_the_workers_and_keeps_what_is_done(tmp_path):
         process = subprocess.Popen(command(spec, output, "--workers", "2"), stdout=subprocess.PIPE, stderr=stderr,
                                    text=True)
         try:
-            # the long cases keep the sweep running however long the first result takes (bounded only so that a
-            # hang ends the test)
-            deadline = time.monotonic() + 600.0
-            while not list((output / PARTS).glob(f"*{PART_SUFFIX}")):
-                assert process.poll() is None, (tmp_path / "stderr").read_text()[-3000:]
-                assert time.monotonic() < deadline, "no result in 600 s"
-                time.sleep(0.1)
+            wait_for_first_part(process, output, tmp_path / "stderr")
             workers = ray_workers(process.pid)
             process.send_signal(signal.SIGINT)
             stdout, _ = process.communicate(timeout=120.0)

@@ -11,7 +11,6 @@ import os
 import signal
 import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -20,7 +19,8 @@ import pytest
 import yaml
 
 from discrete_robot.sweep.engine import local_cores
-from discrete_robot.sweep.results import PART_SUFFIX, PARTS
+from discrete_robot.sweep.results import PARTS
+from sweep_runs import command, wait_for_first_part
 
 pytestmark = [pytest.mark.skipif(importlib.util.find_spec("ray") is None, reason="needs ray (make setup)"),
               pytest.mark.slow]
@@ -30,11 +30,6 @@ pytestmark = [pytest.mark.skipif(importlib.util.find_spec("ray") is None, reason
 SWINGS = {"experiment": "simulate", "fixed": {"integrator": "variational", "dt": 0.001},
           "grid": {"duration": [0.5, 10_000.0], "q0": [[0.1, 0.5], [0.2, 0.5]]}}
 PUSHES = {"experiment": "predict-push", "samples": 2}
-
-
-def command(spec: Path, output: Path, *options) -> list[str]:
-    return [sys.executable, "-m", "discrete_robot", "sweep", "run", str(spec), "--output-dir", str(output),
-            "--json", "--no-progress", *options]
 
 
 def write_spec(tmp_path: Path, raw: dict) -> Path:
@@ -76,11 +71,7 @@ def test_a_lost_raylet_or_gcs_ends_the_sweep_with_its_summary_and_no_ray_process
         process = subprocess.Popen(command(spec, output, "--workers", "1000"), stdout=subprocess.PIPE,
                                    stderr=stderr, text=True)
         try:
-            deadline = time.monotonic() + 600.0
-            while not list((output / PARTS).glob(f"*{PART_SUFFIX}")):
-                assert process.poll() is None, (tmp_path / "stderr").read_text()[-3000:]
-                assert time.monotonic() < deadline, "no result in 600 s"
-                time.sleep(0.1)
+            wait_for_first_part(process, output, tmp_path / "stderr")
             ray_processes = descendants(process.pid)
             (target,) = [pid for pid, name in ray_processes.items() if name == victim]
             os.kill(target, signal.SIGKILL)
