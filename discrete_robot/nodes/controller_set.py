@@ -24,6 +24,7 @@ from discrete_robot.control.configuration import (
 )
 from discrete_robot.control.joint_trajectory_controller import continuous_joints, controller_joints
 from discrete_robot.control.trajectory import Reference
+from discrete_robot.nodes.controller_manager import ControllerManager
 from discrete_robot.nodes.controllers import (
     FORWARD_TYPES,
     ForwardCommand,
@@ -50,9 +51,12 @@ class ControllerSet:
         self.forward: list[ForwardCommand] = []
         self.grippers: list[GripperEndpoints] = []
         self.lines: list[str] = []
+        self.specs: list[ControllerSpec] = []
+        self.members: dict[str, tuple[object, np.ndarray]] = {}     # by name: the endpoints and their joints
         self.holding = False        # the joints no controller drives hold where they are (hold_on_start)
         for spec in (listed_controllers(self.file, self.dofs) if self.file else []) or self._default(model, values):
             primary = spec.name == values["controller_name"]
+            self.specs.append(spec)
             if spec.type == BROADCASTER:
                 self.lines.append(startup_line(spec.name, spec.type, ["joint_states"]))
                 continue
@@ -60,9 +64,11 @@ class ControllerSet:
             if spec.type in (GRIPPER, PARALLEL_GRIPPER):
                 index = self.dofs.index(spec.joints[0])
                 self.grippers.append(GripperEndpoints(node, spec, self.dofs, model.effort_limits[index], state))
+                self.members[spec.name] = (self.grippers[-1], self.grippers[-1].indices)
                 continue
             if spec.type in FORWARD_TYPES:
                 self.forward.append(forward_command(node, spec, self.dofs))
+                self.members[spec.name] = (self.forward[-1], self.forward[-1].indices)
                 continue
             joints, name, prefix = list(spec.joints), spec.name, "" if primary else f"{spec.name}."
             indices = np.array([self.dofs.index(joint) for joint in joints])
@@ -71,10 +77,9 @@ class ControllerSet:
                 self._joint_state(indices), topic_aliases=("joint_trajectory",) if primary else (), prefix=prefix,
                 wraparound=continuous_joints(model, joints), velocity_limits=model.velocity_limits[indices],
                 update_period=1.0 / values["publish_rate"]), indices))
-        positions = [c.indices for c in self.forward if c.interface == "position"]
-        self.claimed = np.concatenate([np.zeros(0, dtype=int)] + [indices for _, indices in self.trajectory]
-                                      + positions).astype(int)
+            self.members[spec.name] = self.trajectory[-1]
         self.joint_commands = JointCommands(node, values["joint_commands_topic"], self.dofs, self.claimed_joints)
+        self.manager = ControllerManager(node, self)
 
     def _default(self, model, values: dict) -> list[ControllerSpec]:
         """Without a controllers file's list: the JTC ``controller_name`` on the ``joints`` parameter, else the
@@ -87,10 +92,37 @@ class ControllerSet:
             return [ControllerSpec(name, JTC, tuple(joints), {"joints": list(joints)})]
         return default_controllers(self.dofs, finger_joints(model), name)
 
+    @property
+    def claimed(self) -> np.ndarray:
+        """The model indices of the joints the active trajectory and forward position controllers drive."""
+        positions = [c.indices for c in self.forward if c.interface == "position" and c.enabled]
+        return np.concatenate([np.zeros(0, dtype=int)] + [indices for e, indices in self.trajectory if e.enabled]
+                              + positions).astype(int)
+
     def claimed_joints(self) -> set[str]:
-        """The joints the controllers claim (the others follow ``joint_commands``)."""
+        """The joints the active controllers claim (the others follow ``joint_commands``)."""
         return {self.dofs[i] for i in self.claimed} | {self.dofs[i] for c in [*self.forward, *self.grippers]
-                                                        for i in c.indices}
+                                                        if c.enabled for i in c.indices}
+
+    def set_active(self, name: str, active: bool, reason: str) -> None:
+        """Activate controller ``name`` (its joints held where they are, their joint_commands forgotten) or
+        deactivate it (its running goal ends with ``reason``; its joints held where they are until joint_commands
+        moves them); the broadcaster has nothing to switch."""
+        if name not in self.members:
+            return
+        member, indices = self.members[name]
+        if isinstance(member, TrajectoryControllerEndpoints):
+            member.enabled = active
+            member.hold() if active else member.release(reason)
+        elif isinstance(member, GripperEndpoints):
+            member.set_active(active)
+        else:
+            member.enabled, member.command = active, None
+        held = self.node.tracking.held
+        if held is not None:
+            held[indices] = self.state()[1][indices]
+        if active:
+            self.joint_commands.drop(self.claimed_joints())
 
     @property
     def controlled(self) -> np.ndarray:
@@ -142,10 +174,12 @@ class ControllerSet:
         command yet holds its joints at ``held`` (every joint's positions)."""
         parts, offset = [], 0
         for endpoints, indices in self.trajectory:
+            if not endpoints.enabled:
+                continue
             parts.append((np.arange(offset, offset + len(indices)), endpoints.sample(t)))
             offset += len(indices)
         for controller in self.forward:
-            if controller.interface == "position":
+            if controller.interface == "position" and controller.enabled:
                 rest = np.zeros(len(controller.indices))
                 parts.append((np.arange(offset, offset + len(controller.indices)),
                               controller.reference() or Reference(held[controller.indices], rest, rest.copy())))
@@ -172,9 +206,10 @@ class ControllerSet:
         if self.grippers and q is None:
             _, q, v = self.state()
         for gripper in self.grippers:
-            tau[gripper.indices] = gripper.effort(t, q, v)
+            if gripper.enabled:
+                tau[gripper.indices] = gripper.effort(t, q, v)
         for controller in self.forward:
-            if controller.interface == "effort" and controller.command is not None:
+            if controller.interface == "effort" and controller.enabled and controller.command is not None:
                 tau[controller.indices] = controller.command
         return saturate(self.joint_commands.efforts(tau), self.effort_limits)
 

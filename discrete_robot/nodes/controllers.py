@@ -49,6 +49,7 @@ class ForwardCommand:
     indices: np.ndarray
     interface: str
     command: np.ndarray | None = None
+    enabled: bool = True
 
     def reference(self) -> Reference | None:
         """A position command as a reference at rest (None for efforts, or before the first command)."""

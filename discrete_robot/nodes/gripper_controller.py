@@ -33,14 +33,29 @@ class GripperEndpoints:
             effort_limit)
         self.indices = self.core.joints
         self.done: Future | None = None
+        self.enabled = True
         from control_msgs.action import GripperCommand, ParallelGripperCommand
 
         self.action_type = ParallelGripperCommand if self.parallel else GripperCommand
         self.action = f"{spec.name}/gripper_cmd"
-        ActionServer(node, self.action_type, self.action, self.execute, goal_callback=lambda _: GoalResponse.ACCEPT,
+        ActionServer(node, self.action_type, self.action, self.execute, goal_callback=self.on_goal,
                      cancel_callback=self.on_cancel, goal_service_qos_profile=SERVICE_QOS,
                      result_service_qos_profile=SERVICE_QOS, cancel_service_qos_profile=SERVICE_QOS)
         self.core.activate(state()[1])
+
+    def on_goal(self, _goal) -> GoalResponse:
+        """Accept a goal while active; an inactive controller rejects it (ros2_controllers' would accept it and
+        not move, leaving the client waiting), with the reason logged."""
+        if self.enabled:
+            return GoalResponse.ACCEPT
+        self.node.refusals.warning(self.action, f"{self.action}: goal rejected: controller {self.name} is inactive")
+        return GoalResponse.REJECT
+
+    def set_active(self, active: bool) -> None:
+        """Activate (hold the finger where it is) or deactivate (the running goal aborts) the controller."""
+        self.enabled = active
+        self.core.activate(self.state()[1])
+        self._end(None)
 
     async def execute(self, handle):
         t, q, _ = self.state()

@@ -80,6 +80,7 @@ class TrajectoryControllerEndpoints:
             if reason:
                 node.get_logger().warning(f"{name}: {reason}")
         self.core = JointTrajectoryController(self._settings())
+        self.enabled = True                         # active, as controller_manager switches it
         self.goals: dict[int, Future] = {}          # by id() of the goal handle (not hashable)
         self.feedback: FollowJointTrajectory.Feedback | None = None
         action = f"{name}/follow_joint_trajectory"
@@ -122,8 +123,11 @@ class TrajectoryControllerEndpoints:
         return validate_trajectory(self.core.settings, goal.trajectory, now)
 
     def on_goal(self, goal) -> GoalResponse:
-        """Accept a goal JTC would accept (cpp 1397-1417); the reason of a refusal is logged."""
+        """Accept a goal JTC would accept (cpp 1397-1417; an inactive controller none); the reason of a refusal is
+        logged."""
         try:
+            if not self.enabled:
+                raise InputError(f"controller {self.name} is inactive")
             self._check(goal, self.state()[0])
         except InputError as error:
             self.node.refusals.warning(str(error), f"{self.action}: goal rejected: {error}")

@@ -182,6 +182,15 @@ def test_without_controllers_every_joint_holds_and_joint_commands_drive_the_arm(
     held = ros.wait_for_message("joint_states", JointState, timeout=60.0,
                                 predicate=lambda m: _panda_msg(m) and ros.seconds(m.header.stamp) > t0 + 1.0)
     assert list(held.position) == pytest.approx(list(start.position), abs=0.005)     # gravity held, not falling
+    joint_commands_drive_the_arm(ros, start)
+    assert node.alive()
+
+
+def joint_commands_drive_the_arm(ros, start) -> None:
+    """joint_commands move panda_joint2 and panda_joint4 of the unclaimed arm; panda_joint1 stays where it was in
+    ``start`` (a joint state)."""
+    from sensor_msgs.msg import JointState
+
     ros.publish("joint_commands", JointState(name=["panda_joint2", "panda_joint4"], position=[-0.6, -1.8]))
     sent = _now(ros)
     state = ros.wait_for_message("joint_states", JointState, timeout=60.0,
@@ -190,7 +199,6 @@ def test_without_controllers_every_joint_holds_and_joint_commands_drive_the_arm(
     assert state.position[names.index("panda_joint2")] == pytest.approx(-0.6, abs=0.01)
     assert state.position[names.index("panda_joint4")] == pytest.approx(-1.8, abs=0.01)
     assert state.position[names.index("panda_joint1")] == pytest.approx(start.position[0], abs=0.01)
-    assert node.alive()
 
 
 def test_an_srdf_group_state_is_the_start_and_initial_positions_by_name_go_over_it(ros, tmp_path):
