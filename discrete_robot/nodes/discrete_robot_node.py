@@ -4,6 +4,8 @@ Publishes (stamped with simulated time)
 - ``joint_states`` (``joint_states_topic``; sensor_msgs/JointState, reliable, depth 10): names = the model's generalised
   coordinates (= the URDF's movable joints); positions, velocities, and as efforts the generalised forces
   applied over the last step (after saturation at the model's effort limits).
+- ``dynamic_joint_states`` (control_msgs/DynamicJointState): the same state as each joint's position, velocity and
+  effort interfaces, as joint_state_broadcaster publishes it (nodes/joint_state_broadcaster.py).
 - ``robot_description`` (std_msgs/String, transient local): the model's URDF (a URDF's own), unless taken from a topic.
 - ``discrete_robot/energy`` (std_msgs/Float64): total energy T + V of the simulated state, J.
 - ``/clock``, ``/tf``, ``/tf_static``, ``/diagnostics``: see discrete_robot.nodes.simulator.
@@ -38,7 +40,6 @@ files stop the node at startup with the reason.
 
 import numpy as np
 from rclpy.parameter import Parameter
-from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64, Float64MultiArray, String
 
 from discrete_robot.control.computed_torque import EffortCommand, TrajectoryTracking, at_limit
@@ -49,7 +50,6 @@ from discrete_robot.model.description import package_config_path
 from discrete_robot.model.sources import robot_description
 from discrete_robot.model.urdf import fixed_transforms, joint_transforms
 from discrete_robot.nodes.common import (
-    JOINT_STATE_QOS,
     LATCHED_QOS,
     ROBOT_DESCRIPTION,
     STATE_QOS,
@@ -57,7 +57,6 @@ from discrete_robot.nodes.common import (
     RateLimitedLog,
     declare_parameters,
     finite_values,
-    joint_state_msg,
     node_main,
     non_negative,
     one_of,
@@ -67,6 +66,7 @@ from discrete_robot.nodes.controller_set import ControllerSet
 from discrete_robot.nodes.conversions import merged_joint_state
 from discrete_robot.nodes.description_topic import DESCRIPTION_TOPIC, described_model
 from discrete_robot.nodes.joint_commands import TOPICS
+from discrete_robot.nodes.joint_state_broadcaster import JointStateBroadcaster
 from discrete_robot.nodes.jtc_parameters import CONTROLLER_PARAMETERS, CONTROLLERS_FILE, JOINTS
 from discrete_robot.nodes.parameters import model_file
 from discrete_robot.nodes.simulator import SimulatorNode, simulator_parameters
@@ -132,7 +132,7 @@ class DiscreteRobotNode(SimulatorNode):
         self.gains = {name: values[name] for name in ("kp", "kd")}
         self.effort = EffortCommand(np.arange(model.dof), self.effort_limits)
 
-        self.joint_pub = self.create_publisher(JointState, values["joint_states_topic"], JOINT_STATE_QOS)
+        self.broadcaster = JointStateBroadcaster(self, values["joint_states_topic"])
         self.energy_pub = self.create_publisher(Float64, ENERGY_TOPIC, STATE_QOS)
         if publish_description:
             self.create_publisher(String, "robot_description", LATCHED_QOS).publish(
@@ -233,7 +233,7 @@ class DiscreteRobotNode(SimulatorNode):
 
     def publish_state(self, stamp) -> None:
         simulation = self.simulation
-        self.joint_pub.publish(joint_state_msg(stamp, self.joints, simulation.q, simulation.qd, simulation.tau))
+        self.broadcaster.publish(stamp, self.joints, simulation.q, simulation.qd, simulation.tau)
         self.energy_pub.publish(Float64(data=float(simulation.energy())))
         self.controller.tick(stamp, simulation.tau)
 

@@ -260,3 +260,24 @@ def test_the_panda_hand_controller_closes_to_a_gripper_goal_and_both_fingers_set
     offset = next(t for t in right.transforms if t.child_frame_id == "panda_rightfinger").transform.translation
     assert -offset.y == pytest.approx(0.01, abs=0.002)
     assert node.alive()
+
+
+def test_the_broadcaster_publishes_dynamic_joint_states_with_the_joint_states_values(ros):
+    """joint_state_broadcaster's second topic (kilted: published by default): each joint's position, velocity and
+    effort interfaces carry the values of the joint state of the same stamp (the paused simulator republishes one
+    state, so both topics are compared at the same simulated time)."""
+    from control_msgs.msg import DynamicJointState
+    from sensor_msgs.msg import JointState
+    from std_srvs.srv import Trigger
+
+    node = _panda(ros)
+    ros.wait_for_message("joint_states", JointState, timeout=60.0, predicate=_panda_msg)
+    assert ros.call(Trigger, "simulation/pause", Trigger.Request()).success
+    state = ros.wait_for_message("joint_states", JointState, timeout=30.0, predicate=_panda_msg)
+    dynamic = ros.wait_for_message("dynamic_joint_states", DynamicJointState, timeout=30.0,
+                                   predicate=lambda msg: msg.header.stamp == state.header.stamp)
+    assert list(dynamic.joint_names) == list(state.name)
+    for k, values in enumerate(dynamic.interface_values):
+        assert list(values.interface_names) == ["position", "velocity", "effort"]
+        assert list(values.values) == [state.position[k], state.velocity[k], state.effort[k]]
+    assert node.alive()
