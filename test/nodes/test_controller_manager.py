@@ -4,7 +4,7 @@ inactive controller (its action rejects goals; its joints follow joint_commands)
 
 import pytest
 
-from test.nodes.test_moveit_controllers import ARM, _panda, _panda_msg, joint_commands_drive_the_arm
+from panda_controllers import ARM, joint_commands_drive_the_arm, panda_msg, start_panda
 
 pytestmark = pytest.mark.ros
 
@@ -37,8 +37,8 @@ def test_list_controllers_and_a_switch_deactivating_and_reactivating_the_hand(ro
     from controller_manager_msgs.srv import ListControllerTypes, ListHardwareInterfaces, SwitchController
     from sensor_msgs.msg import JointState
 
-    node = _panda(ros)
-    ros.wait_for_message("joint_states", JointState, timeout=60.0, predicate=_panda_msg)
+    node = start_panda(ros)
+    ros.wait_for_message("joint_states", JointState, timeout=60.0, predicate=panda_msg)
     states = _states(ros)
     assert {name: (c.type, c.state) for name, c in states.items()} == {
         "panda_arm_controller": ("joint_trajectory_controller/JointTrajectoryController", "active"),
@@ -85,8 +85,8 @@ def test_with_the_arm_s_controller_deactivated_joint_commands_drive_its_joints(r
     from control_msgs.action import FollowJointTrajectory
     from sensor_msgs.msg import JointState
 
-    node = _panda(ros)
-    start = ros.wait_for_message("joint_states", JointState, timeout=60.0, predicate=_panda_msg)
+    node = start_panda(ros)
+    start = ros.wait_for_message("joint_states", JointState, timeout=60.0, predicate=panda_msg)
     assert _switch(ros, deactivate=["panda_arm_controller"]).ok
     goal = FollowJointTrajectory.Goal()
     assert not ros.send_goal(FollowJointTrajectory, "panda_arm_controller/follow_joint_trajectory", goal).accepted

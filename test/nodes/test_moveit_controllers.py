@@ -7,29 +7,11 @@ from pathlib import Path
 import pytest
 
 from discrete_robot.model.example_robots import example_robot_path
+from panda_controllers import ARM, CONTROLLERS, joint_commands_drive_the_arm, panda_msg, panda_now, start_panda
 
 pytestmark = pytest.mark.ros
 
-CONTROLLERS = Path(__file__).resolve().parent / "fixtures" / "panda_ros2_controllers.yaml"
-ARM = [f"panda_joint{i}" for i in range(1, 8)]
 TARGET = [0.4, -0.3, 0.2, -1.6, 0.1, 1.3, 0.6]
-
-
-def _panda_msg(msg) -> bool:
-    """A joint state of the Panda (not of another test's robot on a shared domain)."""
-    return "panda_joint1" in msg.name
-
-
-def _now(ros, topic: str = "joint_states") -> float:
-    """The Panda's simulated time, s: the stamp of its next joint state."""
-    from sensor_msgs.msg import JointState
-
-    return ros.seconds(ros.wait_for_message(topic, JointState, timeout=30.0, predicate=_panda_msg).header.stamp)
-
-
-def _panda(ros, controllers_file=CONTROLLERS, **params):
-    return ros.start("discrete_robot_node", params={"model_file": str(example_robot_path("panda")),
-                                                    "controllers_file": str(controllers_file), **params})
 
 
 def test_the_panda_arm_controller_follows_a_moveit_goal_of_positions_and_velocities(ros):
@@ -38,8 +20,8 @@ def test_the_panda_arm_controller_follows_a_moveit_goal_of_positions_and_velocit
     from sensor_msgs.msg import JointState
     from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
-    node = _panda(ros)
-    start = ros.wait_for_message("joint_states", JointState, timeout=60.0, predicate=_panda_msg)
+    node = start_panda(ros)
+    start = ros.wait_for_message("joint_states", JointState, timeout=60.0, predicate=panda_msg)
     log = node.log()
     assert ("controller panda_arm_controller (joint_trajectory_controller/JointTrajectoryController): joints "
             + ", ".join(ARM)) in log
@@ -57,7 +39,7 @@ def test_the_panda_arm_controller_follows_a_moveit_goal_of_positions_and_velocit
     assert handle.accepted
     response = ros.goal_result(handle, 120.0)
     assert response.result.error_code == FollowJointTrajectory.Result.SUCCESSFUL
-    final = ros.wait_for_message("joint_states", JointState, timeout=30.0, predicate=_panda_msg)
+    final = ros.wait_for_message("joint_states", JointState, timeout=30.0, predicate=panda_msg)
     reached = [final.position[list(final.name).index(joint)] for joint in ARM]
     assert reached == pytest.approx(TARGET, abs=0.01)
     assert node.alive()
@@ -77,7 +59,7 @@ def test_an_unknown_type_and_an_interface_claimed_twice_stop_the_node_in_one_lin
         path.write_text("controller_manager:\n  ros__parameters:\n"
                         "    arm_controller: {type: joint_trajectory_controller/JointTrajectoryController}\n"
                         f"{listed}{arm}\n{sections}")
-        node = _panda(ros, path)
+        node = start_panda(ros, path)
         assert node.wait(60.0) == 1
         log = node.log()
         assert expected in log and "Traceback" not in log
@@ -91,14 +73,14 @@ def test_a_forward_command_controller_s_positions_are_tracked(ros, tmp_path):
     path.write_text(CONTROLLERS.read_text().replace(
         "position_controllers/GripperActionController", "forward_command_controller/ForwardCommandController"
     ).replace("    joint: panda_finger_joint1", "    joints: [panda_finger_joint1]\n    interface_name: position"))
-    node = _panda(ros, path)
-    ros.wait_for_message("joint_states", JointState, timeout=60.0, predicate=_panda_msg)
+    node = start_panda(ros, path)
+    ros.wait_for_message("joint_states", JointState, timeout=60.0, predicate=panda_msg)
     assert ("controller panda_hand_controller (forward_command_controller/ForwardCommandController): joints "
             "panda_finger_joint1") in node.log()
     ros.publish("panda_hand_controller/commands", Float64MultiArray(data=[0.02]))
-    sent = _now(ros)
+    sent = panda_now(ros)
     finger = ros.wait_for_message("joint_states", JointState, timeout=60.0,
-                                  predicate=lambda m: _panda_msg(m) and ros.seconds(m.header.stamp) > sent + 2.0)
+                                  predicate=lambda m: panda_msg(m) and ros.seconds(m.header.stamp) > sent + 2.0)
     assert finger.position[list(finger.name).index("panda_finger_joint1")] == pytest.approx(0.02, abs=0.002)
     assert node.alive()
 
@@ -110,15 +92,15 @@ def test_joint_commands_drive_the_joints_no_controller_claims_as_topic_based_ros
     path.write_text(CONTROLLERS.read_text().replace("    panda_hand_controller:\n      type: position_controllers/"
                                                     "GripperActionController\n", ""))
     # topic_based_ros2_control's default topics, kept apart from a stack's own joint_state_broadcaster
-    node = _panda(ros, path, joint_commands_topic="robot_joint_command", joint_states_topic="robot_joint_states")
-    start = ros.wait_for_message("robot_joint_states", JointState, timeout=60.0, predicate=_panda_msg)
+    node = start_panda(ros, path, joint_commands_topic="robot_joint_command", joint_states_topic="robot_joint_states")
+    start = ros.wait_for_message("robot_joint_states", JointState, timeout=60.0, predicate=panda_msg)
     finger = list(start.name).index("panda_finger_joint1")
     for _ in range(2):
         ros.publish("robot_joint_command", JointState(name=["panda_finger_joint1", "panda_joint1"],
                                                       position=[0.03, 1.0]))
-    sent = _now(ros, "robot_joint_states")
+    sent = panda_now(ros, "robot_joint_states")
     state = ros.wait_for_message("robot_joint_states", JointState, timeout=60.0,
-                                 predicate=lambda m: _panda_msg(m) and ros.seconds(m.header.stamp) > sent + 2.0)
+                                 predicate=lambda m: panda_msg(m) and ros.seconds(m.header.stamp) > sent + 2.0)
     assert state.position[finger] == pytest.approx(0.03, abs=0.002)
     # panda_joint1 is the arm controller's: its command ignored, with one warning, the joint held where it started
     assert state.position[0] == pytest.approx(start.position[0], abs=0.01)
@@ -136,7 +118,7 @@ def test_initial_positions_by_joint_name_and_a_start_outside_the_limits_clamped_
                       "    initial_positions: {panda_joint2: -0.5, panda_joint6: 1}\n")
     node = ros.start("discrete_robot_node", params={"model_file": str(example_robot_path("panda"))},
                      params_file=params)
-    state = ros.wait_for_message("joint_states", JointState, timeout=60.0, predicate=_panda_msg)
+    state = ros.wait_for_message("joint_states", JointState, timeout=60.0, predicate=panda_msg)
     names = list(state.name)
     assert state.position[names.index("panda_joint2")] == pytest.approx(-0.5, abs=0.01)
     assert state.position[names.index("panda_joint6")] == pytest.approx(1.0, abs=0.01)
@@ -156,7 +138,7 @@ def test_the_robot_description_comes_from_the_latched_topic_with_the_parameter_s
     urdf = example_robot_path("panda").read_text()
     node = ros.start("discrete_robot_node", params={"robot_description_topic": "robot_description"})
     ros.publish("robot_description", String(data=urdf), qos=LATCHED_QOS, wait_for_subscriber=60.0)
-    state = ros.wait_for_message("joint_states", JointState, timeout=60.0, predicate=_panda_msg)
+    state = ros.wait_for_message("joint_states", JointState, timeout=60.0, predicate=panda_msg)
     assert list(state.name) == [*ARM, "panda_finger_joint1"]
     assert node.alive()
     node.stop()
@@ -176,29 +158,14 @@ def test_without_controllers_every_joint_holds_and_joint_commands_drive_the_arm(
     path = tmp_path / "ros2_controllers.yaml"
     path.write_text("controller_manager:\n  ros__parameters:\n    joint_state_broadcaster:\n"
                     "      type: joint_state_broadcaster/JointStateBroadcaster\n")
-    node = _panda(ros, path)
-    start = ros.wait_for_message("joint_states", JointState, timeout=60.0, predicate=_panda_msg)
+    node = start_panda(ros, path)
+    start = ros.wait_for_message("joint_states", JointState, timeout=60.0, predicate=panda_msg)
     t0 = ros.seconds(start.header.stamp)
     held = ros.wait_for_message("joint_states", JointState, timeout=60.0,
-                                predicate=lambda m: _panda_msg(m) and ros.seconds(m.header.stamp) > t0 + 1.0)
+                                predicate=lambda m: panda_msg(m) and ros.seconds(m.header.stamp) > t0 + 1.0)
     assert list(held.position) == pytest.approx(list(start.position), abs=0.005)     # gravity held, not falling
     joint_commands_drive_the_arm(ros, start)
     assert node.alive()
-
-
-def joint_commands_drive_the_arm(ros, start) -> None:
-    """joint_commands move panda_joint2 and panda_joint4 of the unclaimed arm; panda_joint1 stays where it was in
-    ``start`` (a joint state)."""
-    from sensor_msgs.msg import JointState
-
-    ros.publish("joint_commands", JointState(name=["panda_joint2", "panda_joint4"], position=[-0.6, -1.8]))
-    sent = _now(ros)
-    state = ros.wait_for_message("joint_states", JointState, timeout=60.0,
-                                 predicate=lambda m: _panda_msg(m) and ros.seconds(m.header.stamp) > sent + 3.0)
-    names = list(state.name)
-    assert state.position[names.index("panda_joint2")] == pytest.approx(-0.6, abs=0.01)
-    assert state.position[names.index("panda_joint4")] == pytest.approx(-1.8, abs=0.01)
-    assert state.position[names.index("panda_joint1")] == pytest.approx(start.position[0], abs=0.01)
 
 
 def test_an_srdf_group_state_is_the_start_and_initial_positions_by_name_go_over_it(ros, tmp_path):
@@ -209,7 +176,7 @@ def test_an_srdf_group_state_is_the_start_and_initial_positions_by_name_go_over_
     node = ros.start("discrete_robot_node", params={
         "model_file": str(example_robot_path("panda")), "initial_pose_name": "ready",
         "initial_pose_srdf": str(Path(__file__).resolve().parent / "fixtures" / "panda.srdf")}, params_file=params)
-    state = ros.wait_for_message("joint_states", JointState, timeout=60.0, predicate=_panda_msg)
+    state = ros.wait_for_message("joint_states", JointState, timeout=60.0, predicate=panda_msg)
     assert list(state.position[:7]) == pytest.approx([0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.3], abs=0.01)
     assert "outside its limits" not in node.log()
     node.stop()
@@ -224,7 +191,7 @@ def test_without_a_controllers_file_the_arm_controller_takes_the_joints_that_are
     from sensor_msgs.msg import JointState
 
     node = ros.start("discrete_robot_node", params={"model_file": str(example_robot_path("panda"))})
-    ros.wait_for_message("joint_states", JointState, timeout=60.0, predicate=_panda_msg)
+    ros.wait_for_message("joint_states", JointState, timeout=60.0, predicate=panda_msg)
     log = node.log()
     line = next(line for line in log.splitlines() if "controller joint_trajectory_controller (" in line)
     assert line.endswith("(joint_trajectory_controller/JointTrajectoryController): joints " + ", ".join(ARM))
@@ -239,8 +206,8 @@ def test_the_panda_hand_controller_closes_to_a_gripper_goal_and_both_fingers_set
 
     path = tmp_path / "ros2_controllers.yaml"
     path.write_text(CONTROLLERS.read_text() + "    goal_tolerance: 0.001\n")
-    node = _panda(ros, path)
-    ros.wait_for_message("joint_states", JointState, timeout=60.0, predicate=_panda_msg)
+    node = start_panda(ros, path)
+    ros.wait_for_message("joint_states", JointState, timeout=60.0, predicate=panda_msg)
     assert "controller panda_hand_controller (position_controllers/GripperActionController): joints " \
            "panda_finger_joint1" in node.log()
     goal = GripperCommand.Goal()
@@ -250,9 +217,9 @@ def test_the_panda_hand_controller_closes_to_a_gripper_goal_and_both_fingers_set
     result = ros.goal_result(handle, 120.0).result
     assert result.reached_goal and not result.stalled
     assert result.position == pytest.approx(0.01, abs=0.001)
-    sent = _now(ros)
+    sent = panda_now(ros)
     state = ros.wait_for_message("joint_states", JointState, timeout=60.0,
-                                 predicate=lambda m: _panda_msg(m) and ros.seconds(m.header.stamp) > sent + 1.0)
+                                 predicate=lambda m: panda_msg(m) and ros.seconds(m.header.stamp) > sent + 1.0)
     assert state.position[list(state.name).index("panda_finger_joint1")] == pytest.approx(0.01, abs=0.002)
     # the mimic follower (panda_finger_joint2 = panda_finger_joint1) on TF: the right finger's offset from the hand
     right = ros.wait_for_message("/tf", TFMessage, timeout=60.0, predicate=lambda m: any(
@@ -270,10 +237,10 @@ def test_the_broadcaster_publishes_dynamic_joint_states_with_the_joint_states_va
     from sensor_msgs.msg import JointState
     from std_srvs.srv import Trigger
 
-    node = _panda(ros)
-    ros.wait_for_message("joint_states", JointState, timeout=60.0, predicate=_panda_msg)
+    node = start_panda(ros)
+    ros.wait_for_message("joint_states", JointState, timeout=60.0, predicate=panda_msg)
     assert ros.call(Trigger, "simulation/pause", Trigger.Request()).success
-    state = ros.wait_for_message("joint_states", JointState, timeout=30.0, predicate=_panda_msg)
+    state = ros.wait_for_message("joint_states", JointState, timeout=30.0, predicate=panda_msg)
     dynamic = ros.wait_for_message("dynamic_joint_states", DynamicJointState, timeout=30.0,
                                    predicate=lambda msg: msg.header.stamp == state.header.stamp)
     assert list(dynamic.joint_names) == list(state.name)
