@@ -6,7 +6,9 @@ L = −effort − g < 0 < U = effort − g (m, n), N m. Speeds are path speeds �
 
 - :func:`max_entry_speed`: the largest x from which some y ∈ [0, exit_cap] is feasible (backward pass);
 - :func:`max_exit_speed`: the largest feasible y ∈ [0, exit_cap] from x (forward pass), NaN if none;
-- :func:`backward_pass`, :func:`forward_pass`: the two passes over all steps of a grid, one call each.
+- :func:`backward_pass`, :func:`forward_pass`: the two passes over all steps of a grid, one call each;
+- :func:`squared_backward_pass`, :func:`squared_forward_pass`: the same passes for rows without the x y term
+  (γ = 0, the retimer's), linear in the squared speeds: O(n) per step instead of O(n³).
 
 Written as scalar loops because each call handles a handful of joints: numpy's per-call overhead would be
 most of the cost (as in :mod:`discrete_robot.jit`).
@@ -164,3 +166,93 @@ def forward_pass(alpha, gamma, beta, lower, upper, K, tolerance, v):
     v[m] = 0.0
     return -1
 
+
+
+@njit
+def _speed_window(alpha, beta, lower, upper, u, w_cap, tolerance, roundoff):
+    """The window [lo, hi] of squared exit speeds w ∈ [0, w_cap] with L_r − tol_r ≤ α_r w + β_r u ≤ U_r + tol_r
+    (rows with α_r = 0 bound u alone: an empty window when they fail), tol_r = ``tolerance`` (n,, absolute) plus
+    ``roundoff`` times |β_r u|. Returns (lo, hi, the row setting hi, the row setting lo), −1 for a box bound."""
+    lo, hi, i_hi, i_lo = 0.0, w_cap, -1, -1
+    for r in range(alpha.size):
+        slack = tolerance[r] + roundoff * abs(beta[r] * u)
+        low, high = lower[r] - slack - beta[r] * u, upper[r] + slack - beta[r] * u
+        if alpha[r] == 0.0:
+            if low > 0.0 or high < 0.0:
+                return 1.0, 0.0, -1, -1
+            continue
+        if alpha[r] < 0.0:
+            low, high = high, low
+        low, high = low / alpha[r], high / alpha[r]
+        if high < hi:
+            hi, i_hi = high, r
+        if low > lo:
+            lo, i_lo = low, r
+    return lo, hi, i_hi, i_lo
+
+
+@njit
+def max_squared_entry(alpha, beta, lower, upper, w_cap, u_cap, zero):
+    """max{u ∈ [0, u_cap] : ∃ w ∈ [0, w_cap], L ≤ α w + β u ≤ U} (squared path speeds; the rows are linear in
+    u = x², w = y²: the γ = 0 form of TOPP-RA), −1 if the set is empty. Each row r bounds w between two lines in
+    u, so g(u) = min of the upper lines − max of the lower lines is concave and the answer is its largest root
+    below u_cap: Newton's iteration from the right lands on the active pair's crossing and, g being piecewise
+    linear, ends after at most one step per line. ``zero``: zeros (n,), the window's tolerance."""
+    u = u_cap
+    for r in range(alpha.size):     # a finite start: w ∈ [0, w_cap] bounds u through every row with β_r ≠ 0
+        if beta[r] > 0.0:
+            u = min(u, (upper[r] - min(0.0, alpha[r] * w_cap)) / beta[r])
+        elif beta[r] < 0.0:
+            u = min(u, (lower[r] - max(0.0, alpha[r] * w_cap)) / beta[r])
+    if not np.isfinite(u):
+        return u
+    for _ in range(2 * alpha.size + 2):
+        if u < 0.0:
+            return -1.0
+        lo, hi, i_hi, i_lo = _speed_window(alpha, beta, lower, upper, u, w_cap, zero, _INERTIAL_ROUNDOFF)
+        if lo <= hi * (1.0 + _TANGENT) + _TANGENT * abs(lo):
+            return u
+        if i_hi < 0 and i_lo < 0:
+            return -1.0         # a row with α = 0 fails at u: u_cap was below its bound already
+        # the active lines w = p + q u (q = −β/α); a line of the box [0, w_cap] has q = 0
+        q_hi = -beta[i_hi] / alpha[i_hi] if i_hi >= 0 else 0.0
+        q_lo = -beta[i_lo] / alpha[i_lo] if i_lo >= 0 else 0.0
+        if q_hi - q_lo >= 0.0:
+            return -1.0         # g increases up to u and is negative there: no feasible u below
+        u = u - (hi - lo) / (q_hi - q_lo)
+    return -1.0
+
+
+@njit
+def squared_backward_pass(alpha, beta, lower, upper, cap, margin):
+    """:func:`backward_pass` for rows linear in the squared speeds (γ = 0), by :func:`max_squared_entry`:
+    controllable path speeds K (m + 1,), K_m = 0 = K_0, each shrunk by ``margin`` (relative), capped by ``cap``."""
+    m = alpha.shape[0]
+    K = np.zeros(m + 1)
+    zero = np.zeros(alpha.shape[1])
+    for k in range(m - 1, -1, -1):
+        u = max_squared_entry(alpha[k], beta[k], lower[k], upper[k], K[k + 1] * K[k + 1], cap[k] * cap[k], zero)
+        K[k] = min(np.sqrt(max(u, 0.0)) * (1.0 - margin), cap[k])
+    K[0] = 0.0
+    return K
+
+
+@njit
+def squared_forward_pass(alpha, beta, lower, upper, K, tolerance, v):
+    """:func:`forward_pass` for rows linear in the squared speeds (γ = 0): v_{k+1} = the largest feasible speed ≤
+    K_{k+1} (the top of the exact window of :func:`_speed_window`, kept inside the window widened by ``tolerance``
+    and round-off, which only decides feasibility), v_m = 0. Returns −1, or the first step with none."""
+    m = alpha.shape[0]
+    zero = np.zeros(alpha.shape[1])
+    v[:] = 0.0
+    for k in range(m):
+        u = v[k] * v[k]
+        cap = K[k + 1] * K[k + 1]
+        lo, hi, _, _ = _speed_window(alpha[k], beta[k], lower[k], upper[k], u, cap, tolerance, _INERTIAL_ROUNDOFF)
+        top = _speed_window(alpha[k], beta[k], lower[k], upper[k], u, cap, zero, 0.0)[1]
+        w = min(hi, max(top, lo))
+        if lo > hi or (u <= 0.0 and w <= 0.0):
+            return k
+        v[k + 1] = np.sqrt(w)
+    v[m] = 0.0
+    return -1

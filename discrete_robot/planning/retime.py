@@ -12,21 +12,20 @@ Dynamics along the path. With q̇ = q'(s) ṡ and q̈ = q'(s) s̈ + q''(s) ṡ²
 
     τ(s) = a(s) s̈ + b(s) ṡ² + c(s),   a = M q',  b = M q'' + C(q, q') q',  c = ∂V/∂q,
 
-read off the model's own ``generalized_forces`` (M(q), ∂M/∂q, ∂V/∂q: the simulator's model) at every node in one
-batch. On a curved path the discrete model's node velocity cannot stay on the path (its smoothing formula carries
-the velocity vector from step to step; docs/planning.md), so the retimer times the continuous equations of the same
-model on a grid, as TOPP-RA does, and solves them with the minimum-time planner's reachability kernels
-(:mod:`.reachability`): on a step s_k → s_{k+1} of length Δ with path speeds x = ṡ_k, y = ṡ_{k+1} and constant
-s̈ = (y² − x²)/2Δ (so Δt = 2Δ/(x + y), the trapezoid rule), the torque at each end of the step is a homogeneous
-quadratic in (x, y) plus gravity,
+from one batched evaluation of the model's own M(q), ∂M/∂q and ∂V/∂q (the simulator's model) at every node. On a
+curved path the discrete model's node velocity cannot stay on the path (its smoothing formula carries the velocity
+vector from step to step; docs/planning.md), so the retimer times the continuous equations of the same model on a
+grid, as TOPP-RA does, and solves them with reachability kernels (:mod:`.reachability`): on a step s_k → s_{k+1} of
+length Δ with path speeds x = ṡ_k, y = ṡ_{k+1} and constant s̈ = (y² − x²)/2Δ (so Δt = 2Δ/(x + y), the trapezoid
+rule), the torque at each end of the step is a homogeneous quadratic in (x, y) plus gravity,
 
     start of the step:  τ = (a_k/2Δ) y² + (b_k − a_k/2Δ) x² + c_k,
     end of the step:    τ = (a_{k+1}/2Δ + b_{k+1}) y² − (a_{k+1}/2Δ) x² + c_{k+1},
 
-i.e. the form F = α y² + γ x y + β x² + g the kernels take, with both ends constrained (toppra's "interpolation"
-discretisation). Acceleration limits add rows of the same form (a = q', b = q'', c = 0); velocity limits cap ṡ at
-every node. One backward and one forward pass give the time-optimal speeds on the grid (module docstring of
-:mod:`.min_time`): no NLP, linear in the number of grid steps.
+i.e. F = α y² + β x² + g, linear in the squared speeds (TOPP-RA's form), with both ends constrained (toppra's
+"interpolation" discretisation). Acceleration limits add rows of the same form (a = q', b = q'', c = 0); velocity
+limits cap ṡ at every node. One backward and one forward pass give the time-optimal speeds on the grid
+(:func:`.reachability.squared_backward_pass`, :func:`.reachability.squared_forward_pass`): no NLP, O(n) per grid step.
 
 Output, at every grid node: t, q, q̇ = q' ṡ, q̈ = q' s̈ + q'' ṡ² and the feedforward effort τ at the node with
 that s̈, where s̈ is the mean of the two steps' (the first step's at the start; 0 at the goal, where the effort is
@@ -45,7 +44,7 @@ import numpy as np
 from discrete_robot import budget
 from discrete_robot.errors import ConvergenceError, InputError
 from discrete_robot.model.dynamics import RigidBodySystem
-from discrete_robot.model.lagrangian import generalized_forces
+from discrete_robot.model.lagrangian import velocity_product_forces
 from discrete_robot.planning import reachability
 from discrete_robot.planning.constraints import LIMIT_TOLERANCE, JointLimits
 from discrete_robot.planning.min_time import BOUNDARY_MARGIN
@@ -105,15 +104,23 @@ def _grid(breakpoints: np.ndarray, steps: int) -> np.ndarray:
     return np.concatenate(pieces + [breakpoints[-1:]])
 
 
+def _path_dynamics(system: RigidBodySystem, q: np.ndarray, dq: np.ndarray, ddq: np.ndarray):
+    """a = M q', b = M q'' + C(q, q') q', c = ∂V/∂q (each (m, n); N m or N per unit s̈, ṡ², 1) at the nodes q
+    (m, n) with path derivatives q', q'': one batched evaluation of the model's M, ∂M/∂q and ∂V/∂q."""
+    terms = system.evaluate(q, derivatives=True)
+    a = np.einsum("mij,mj->mi", terms.M, dq)
+    return a, np.einsum("mij,mj->mi", terms.M, ddq) + velocity_product_forces(terms.dM, dq), terms.g
+
+
 def _limit_rows(a: np.ndarray, b: np.ndarray, c: np.ndarray, limit: np.ndarray, ds: np.ndarray):
-    """The reachability rows (α, γ, β, L, U; each (m, 2n)) of |a s̈ + b ṡ² + c| ≤ limit at both ends of every
-    step (module docstring); a, b, c (m + 1, n) at the nodes, ds (m,)."""
+    """The reachability rows (α, β, L, U; each (m, 2n)) of |a s̈ + b ṡ² + c| ≤ limit at both ends of every step
+    (module docstring), linear in the squared speeds; a, b, c (m + 1, n) at the nodes, ds (m,)."""
     w0, w1 = a[:-1] / (2.0 * ds[:, None]), a[1:] / (2.0 * ds[:, None])
     alpha = np.hstack([w0, w1 + b[1:]])
     beta = np.hstack([b[:-1] - w0, -w1])
     gravity = np.hstack([c[:-1], c[1:]])
     bound = np.tile(limit, 2)
-    return alpha, np.zeros_like(alpha), beta, -bound - gravity, bound - gravity
+    return alpha, beta, -bound - gravity, bound - gravity
 
 
 def retime(model, joint_names: Sequence[str], positions, effort_scale: float = 1.0, velocity_scale: float = 1.0,
@@ -150,11 +157,8 @@ def retime(model, joint_names: Sequence[str], positions, effort_scale: float = 1
     q, dq, ddq = path.derivatives(s)
     limits.check_positions(q, "path node")
     system = RigidBodySystem(model) if system is None else system
-    zero = np.zeros_like(q)
-    c = generalized_forces(system, q, zero, zero)
+    a, b, c = _path_dynamics(system, q, dq, ddq)
     limits.check_holding(c, q)
-    a = generalized_forces(system, q, zero, dq) - c
-    b = generalized_forces(system, q, dq, ddq) - c
     ds = np.diff(s)
     rows = [_limit_rows(a, b, c, limits.effort, ds)]
     tolerance = [np.tile(LIMIT_TOLERANCE * limits.effort, 2)]
@@ -163,15 +167,15 @@ def retime(model, joint_names: Sequence[str], positions, effort_scale: float = 1
         if acceleration.size != order.size or not np.all(acceleration > 0.0):
             raise InputError(f"acceleration_limits: expected {order.size} values > 0, got {acceleration.tolist()}")
         acceleration = acceleration[order]
-        rows.append(_limit_rows(dq, ddq, zero, acceleration, ds))
+        rows.append(_limit_rows(dq, ddq, np.zeros_like(q), acceleration, ds))
         tolerance.append(np.tile(LIMIT_TOLERANCE * np.where(np.isfinite(acceleration), acceleration, 1.0), 2))
-    alpha, gamma, beta, lower, upper = (np.ascontiguousarray(np.hstack(parts)) for parts in zip(*rows, strict=True))
+    alpha, beta, lower, upper = (np.ascontiguousarray(np.hstack(parts)) for parts in zip(*rows, strict=True))
     with np.errstate(divide="ignore"):
         cap = np.min(np.where(np.abs(dq) > 0.0, limits.velocity / np.abs(dq), np.inf), axis=1)
     budget.check()
-    K = reachability.backward_pass(alpha, gamma, beta, lower, upper, cap, BOUNDARY_MARGIN)
+    K = reachability.squared_backward_pass(alpha, beta, lower, upper, cap, BOUNDARY_MARGIN)
     v = np.empty(s.size)
-    failed = reachability.forward_pass(alpha, gamma, beta, lower, upper, K, np.concatenate(tolerance), v)
+    failed = reachability.squared_forward_pass(alpha, beta, lower, upper, K, np.concatenate(tolerance), v)
     if failed >= 0:
         raise ConvergenceError(f"retime: no admissible speed after s = {s[failed]:.6g} (controllable up to "
                                f"{K[failed + 1]:.6g}); give more grid_steps")

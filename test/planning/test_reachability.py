@@ -6,6 +6,7 @@ themselves (to the grid's resolution).
 """
 
 import numpy as np
+import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -69,4 +70,34 @@ def test_passes_stop_at_rest_within_the_controllable_speeds():
     np.testing.assert_allclose(K, [0.0, np.sqrt(2.0), 1.0, 0.0], atol=1e-12)
     v = np.empty(4)
     assert reachability.forward_pass(ones, 0.0 * ones, -ones, -ones, ones, K, np.zeros(1), v) == -1
+    np.testing.assert_allclose(v, [0.0, 1.0, 1.0, 0.0], atol=1e-12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(steps(), st.floats(0.0, CAP), st.floats(0.5, 20.0))
+def test_squared_entry_is_the_linear_programs_maximum(step, exit_cap, entry_cap):
+    """Without the x y term the rows are linear in u = x², w = y²: the kernel's largest controllable u is the
+    optimum of the same linear program solved by scipy's HiGHS (an independent solver), −1 when it has none."""
+    from scipy.optimize import linprog
+
+    alpha, _, beta, lower, upper = step
+    w_cap, u_cap = exit_cap * exit_cap, entry_cap * entry_cap
+    u = reachability.max_squared_entry(alpha, beta, lower, upper, w_cap, u_cap, np.zeros(alpha.size))
+    rows = np.column_stack([beta, alpha])                   # (u, w)
+    program = linprog([-1.0, 0.0], A_ub=np.vstack([rows, -rows]), b_ub=np.concatenate([upper, -lower]),
+                      bounds=[(0.0, u_cap), (0.0, w_cap)], method="highs")
+    if program.status == 2:
+        assert u == -1.0
+    else:
+        assert u == pytest.approx(program.x[0], rel=1e-9, abs=1e-9)
+
+
+def test_squared_passes_stop_at_rest_within_the_controllable_speeds():
+    """The three steps of the test above, F = y² − x², |F| ≤ 1, through the passes for rows linear in the squared
+    speeds: the same K = (0, √2, 1, 0) and v = (0, 1, 1, 0), worked out by hand there."""
+    ones = np.ones((3, 1))
+    K = reachability.squared_backward_pass(ones, -ones, -ones, ones, np.full(4, np.inf), 0.0)
+    np.testing.assert_allclose(K, [0.0, np.sqrt(2.0), 1.0, 0.0], atol=1e-12)
+    v = np.empty(4)
+    assert reachability.squared_forward_pass(ones, -ones, -ones, ones, K, np.zeros(1), v) == -1
     np.testing.assert_allclose(v, [0.0, 1.0, 1.0, 0.0], atol=1e-12)
