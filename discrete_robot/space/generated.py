@@ -8,16 +8,20 @@ validation as files. Arms are spread evenly around the base's z axis.
 import numpy as np
 
 JOINT_CYCLE = ("revolute", "universal", "spherical")
+#: the cycle with sliding joints, one in four
+SLIDING_CYCLE = ("revolute", "prismatic", "universal", "spherical")
 #: the base of the cross-check robots: full inertia matrix and an off-centre CoM
 MIXED_BASE = {"mass": 300.0, "inertia": [500.0, 600.0, 700.0, 10.0, -5.0, 3.0], "com": [0.05, -0.02, 0.1]}
 
 
-def multi_arm_model_data(arms: int, links: int, mixed_joints: bool = False, seed: int = 0) -> dict:
+def multi_arm_model_data(arms: int, links: int, mixed_joints: bool = False, seed: int = 0,
+                         prismatic: bool = False) -> dict:
     """A floating base with ``arms`` arms of ``links`` links each.
 
     ``mixed_joints=False``: the Table 1 robot's links (61.27 kg, 1 m, spherical joints) on a 400 kg base.
     ``mixed_joints=True``: revolute, universal and spherical joints in turn, random axes, fixed joint
-    rotations, off-axis CoMs and full inertia matrices (a demanding case for formulation cross-checks).
+    rotations, off-axis CoMs and full inertia matrices (a demanding case for formulation cross-checks);
+    with ``prismatic=True`` also prismatic joints (:data:`SLIDING_CYCLE`), links hanging below them.
     """
     rng = np.random.default_rng(seed)
     base = {"name": "base", "type": "floating", "mass": 400.0, "inertia": [900.0, 900.0, 900.0]}
@@ -34,7 +38,8 @@ def multi_arm_model_data(arms: int, links: int, mixed_joints: bool = False, seed
                 joint["origin"] = [0.5 * np.cos(heading), 0.5 * np.sin(heading), 0.0]
                 joint["rpy"] = [0.0, np.pi / 2.0, heading]  # link z axis pointing radially outward
             if mixed_joints:
-                data["links"].append(mixed_link(rng, name, parent, joint, arm + index))
+                data["links"].append(mixed_link(rng, name, parent, joint, arm + index,
+                                                SLIDING_CYCLE if prismatic else JOINT_CYCLE))
             else:
                 joint["type"] = "spherical"
                 data["links"].append({"name": name, "parent": parent, "joint": joint, "mass": 61.27,
@@ -44,13 +49,14 @@ def multi_arm_model_data(arms: int, links: int, mixed_joints: bool = False, seed
     return data
 
 
-def mixed_link(rng: np.random.Generator, name: str, parent: str, joint: dict, turn: int) -> dict:
-    """A link of a random robot hung from ``parent``: a revolute, universal or spherical joint (``turn`` mod 3) with
-    random axes and a perturbed rotation, a random mass (2–10 kg), off-axis CoM and full inertia matrix."""
-    kind = JOINT_CYCLE[turn % 3]
+def mixed_link(rng: np.random.Generator, name: str, parent: str, joint: dict, turn: int,
+               cycle: tuple[str, ...] = JOINT_CYCLE) -> dict:
+    """A link of a random robot hung from ``parent``: the joint ``cycle[turn mod len(cycle)]`` with random axes
+    and a perturbed rotation, a random mass (2–10 kg), off-axis CoM and full inertia matrix."""
+    kind = cycle[turn % len(cycle)]
     joint["type"] = kind
     joint["rpy"] = (np.asarray(joint.get("rpy", [0.0, 0.0, 0.0])) + rng.uniform(-0.5, 0.5, 3)).tolist()
-    if kind == "revolute":
+    if kind in ("revolute", "prismatic"):
         axis = rng.normal(size=3)
         joint["axis"] = (axis / np.linalg.norm(axis)).tolist()
     elif kind == "universal":

@@ -22,9 +22,18 @@ b with parent p, A_b is the parent → child rotation ([C_{α−1}^α]ᵀ in the
   recursion needs C_{α−1}^α. Neither needs D_i: the Euler-angle matrix cancels, which is what lets the
   joints be quaternions. Time derivatives use Ċ = −[ω]C (13), i.e. Ȧ_b = A_b [ω_b].
 
-w = [V0, ω0, ω_1..ω_N] are the quasi-velocities of the unconstrained system (all joints 3-DOF); a joint
-with fewer DOF has ω_b = S_b(q) u_b, and the constrained equations are the projection Gᵀ (19)–(21) with
-w = G u, G = blockdiag(I₆, S_1..S_N). Every ∂K/∂w is linear in the velocities, so the result is
+w = [V0, ω0, w_1..w_N] are the quasi-velocities of the unconstrained system (all joints 3-DOF); a rotational
+joint's block is w_b = ω_b = S_b(q) u_b, and the constrained equations are the projection Gᵀ (19)–(21) with
+w = G u, G = blockdiag(I₆, S_1..S_N).
+
+A prismatic (sliding) joint's block is instead the link's relative linear velocity w_b = v_b = a_b ḋ_b (link
+frame, S_b = a_b its axis): Ω_b = A_bᵀ Ω_p and V_b = A_bᵀ (V_p − [r_p] Ω_p) − [R_b] Ω_b + v_b with A_b
+constant and r_p(q) = r_p⁰ + A_b a_b d_b (the link frame slides with the link, so R_b and its children's
+r stay constant). Its partials are X = 0, Y = I (own slot), the inherited ones as above with r_p(q), and
+Ṫ_b = [[0, A_b [v_b]], [0, 0]] (ṙ_p = A_b v_b). The E terms of (21) are the moment about the moving joint
+of the subtree's momentum rates; for a translation the same (Kane's) projection of the subtree's inertia
+forces on v_b gives (d/dt + [Ω_b]) ∂K/∂v_b, ∂K/∂v_b the subtree's linear momentum (link frame), and its
+generalised force is the subtree's total load force (link frame). Every ∂K/∂w is linear in the velocities, so the result is
 M(q) u̇ + h(q, u) = Q with M = Gᵀ (Σ_b Y_b m_b Y_bᵀ + X_b I_b X_bᵀ) G; forward dynamics solves it by block
 elimination per arm (arms couple only through the base, eq. (39)).
 
@@ -77,10 +86,10 @@ from discrete_robot.geometry3d import (
 from discrete_robot.jit import Binding, bind, njit
 from discrete_robot.linalg import cholesky_solve
 from discrete_robot.space.loads import LoadFrame
-from discrete_robot.space.robot import SpaceRobot
+from discrete_robot.space.robot import JointKind, SpaceRobot
 
-#: columns of :attr:`Model.tree`
-PARENT, NDOF, RATE, ANGLE, QUAT, DEPTH = range(6)
+#: columns of :attr:`Model.tree` (SLIDE: 1 for a prismatic joint, 0 for a rotational one)
+PARENT, NDOF, RATE, ANGLE, QUAT, DEPTH, SLIDE = range(7)
 #: kernel status codes
 OK, NOT_POSITIVE_DEFINITE, NOT_FINITE, TOO_FAST = 0, 1, 2, 3
 
@@ -89,11 +98,11 @@ class Model(NamedTuple):
     """A :class:`SpaceRobot` as flat arrays (SI units; see the module docstring). Pinocchio's ``parents`` is
     ``tree[:, PARENT]``, its ``inertias`` are ``mass``, ``com`` and ``inertia``."""
 
-    tree: np.ndarray          # (nb, 6) int64: parent, ndof, rate start, angle start, quaternion index, depth
+    tree: np.ndarray          # (nb, 7) int64: parent, ndof, rate start, angle start, quaternion index, depth, slide
     path: np.ndarray          # (nb, max depth) int64: links from the base to b (b last), -1 padded
     axes: np.ndarray          # (nb, 3, 3): joint axes as rows
     fixed: np.ndarray         # (nb, 3, 3): parent -> joint frame rotation at zero angles
-    offset: np.ndarray        # (nb, 3): r_p, parent CoM -> joint, parent frame
+    offset: np.ndarray        # (nb, 3): r_p, parent CoM -> joint, parent frame (a prismatic joint's at d = 0)
     com: np.ndarray           # (nb, 3): R_b, joint -> CoM, body frame (base: its CoM in the base frame)
     mass: np.ndarray          # (nb,)
     inertia: np.ndarray       # (nb, 3, 3) about the CoM, body frame
@@ -106,8 +115,8 @@ def compile_model(robot: SpaceRobot) -> Model:
     nb = robot.body_count
     depth = np.array([len(path) for path in robot.ancestors])
     max_depth = max(1, int(depth.max()))
-    tree = np.zeros((nb, 6), dtype=np.int64)
-    tree[0] = (-1, 0, -1, -1, -1, 0)
+    tree = np.zeros((nb, 7), dtype=np.int64)
+    tree[0] = (-1, 0, -1, -1, -1, 0, 0)
     path = -np.ones((nb, max_depth), dtype=np.int64)
     axes = np.zeros((nb, 3, 3))
     fixed = np.zeros((nb, 3, 3))
@@ -116,7 +125,8 @@ def compile_model(robot: SpaceRobot) -> Model:
     com = np.zeros((nb, 3))
     com[0] = robot.base_com
     for b, link in enumerate(robot.links, start=1):
-        tree[b] = (link.parent, link.ndof, link.rates.start, link.angles.start, link.quaternion_index, depth[b])
+        tree[b] = (link.parent, link.ndof, link.rates.start, link.angles.start, link.quaternion_index, depth[b],
+                   link.kind is JointKind.PRISMATIC)
         path[b, :depth[b]] = robot.ancestors[b]
         axes[b, :link.ndof] = link.axes
         fixed[b] = link.fixed_rotation
@@ -144,6 +154,7 @@ class Data(NamedTuple):
     oRi: np.ndarray  # noqa: N815           (nb, 3, 3) body -> world
     com_positions: np.ndarray               # (nb, 3) CoM, world, m
     oPi: np.ndarray  # noqa: N815           (nb, 3) frame origins, world, m
+    offsets: np.ndarray                     # (nb, 3) r_p(q), parent CoM -> frame origin, parent frame, m
     S: np.ndarray                           # (nb, 3, 3) motion subspaces (columns 0..ndof-1)
     angular_partials: np.ndarray            # (nb, slots, 3, 3) X = ∂Ω/∂w
     linear_partials: np.ndarray             # (nb, slots, 3, 3) Y = ∂V/∂w
@@ -153,7 +164,8 @@ class Data(NamedTuple):
     composite_inertia: np.ndarray           # (nb, 6, 6) C_b of the subtrees
     angular_velocity: np.ndarray            # (nb, 3) Ω_b, body frame, rad/s
     linear_velocity: np.ndarray             # (nb, 3) V_b, body frame, m/s
-    relative_angular_velocity: np.ndarray   # (nb, 3) ω_b, link frame, rad/s
+    relative_angular_velocity: np.ndarray   # (nb, 3) ω_b, link frame, rad/s (0 for a prismatic joint)
+    relative_linear_velocity: np.ndarray    # (nb, 3) v_b of a prismatic joint, link frame, m/s (else 0)
     angular_velocity_bias_rate: np.ndarray  # (nb, 3) Ω̇_b at u̇ = 0
     linear_velocity_bias_rate: np.ndarray   # (nb, 3) V̇_b at u̇ = 0
     M: np.ndarray                           # (nu, nu) mass matrix in u
@@ -194,11 +206,12 @@ def create_data(model: Model) -> Data:
     arms, widest = model.arm_rates.shape
     return Data(
         relative=np.zeros((nb, 3, 3)), oRi=np.zeros((nb, 3, 3)), com_positions=np.zeros((nb, 3)),
-        oPi=np.zeros((nb, 3)), S=np.zeros((nb, 3, 3)), angular_partials=np.zeros((nb, slots, 3, 3)),
+        oPi=np.zeros((nb, 3)), offsets=np.zeros((nb, 3)), S=np.zeros((nb, 3, 3)), angular_partials=np.zeros((nb, slots, 3, 3)),
         linear_partials=np.zeros((nb, slots, 3, 3)), joint_maps=np.zeros((nb, 6, 6)),
         subtree_momentum=np.zeros((nb, 6)), subtree_momentum_rate=np.zeros((nb, 6)),
         composite_inertia=np.zeros((nb, 6, 6)), angular_velocity=np.zeros((nb, 3)), linear_velocity=np.zeros((nb, 3)),
-        relative_angular_velocity=np.zeros((nb, 3)), angular_velocity_bias_rate=np.zeros((nb, 3)),
+        relative_angular_velocity=np.zeros((nb, 3)), relative_linear_velocity=np.zeros((nb, 3)),
+        angular_velocity_bias_rate=np.zeros((nb, 3)),
         linear_velocity_bias_rate=np.zeros((nb, 3)), M=np.zeros((nu, nu)), nle=np.zeros(nu), tau=np.zeros(nu),
         v=np.zeros(nu), ddq=np.zeros(nu), body_force=np.zeros((nb, 3)), momentum_partials=np.zeros((nb + 1, 3)),
         momentum_terms=np.zeros((nb + 1, 3)), block_forces=np.zeros((nb + 1, 3)),
@@ -252,9 +265,11 @@ def _project_rows(S, ndof, block, out):
 @njit(inline="always", allocates=False)
 def configuration(model, data, base_q, joint_q, angles, base_position):
     """Poses, eq. (25): rotations A_b (parent -> child) and body -> world, CoM positions and joint origins
-    (world, m) with the base CoM at ``base_position``, and each joint's motion subspace S_b (3 x ndof)."""
-    ints, axes, fixed, offset, com = model.tree, model.axes, model.fixed, model.offset, model.com
+    (world, m) with the base CoM at ``base_position``, each joint's motion subspace S_b (3 x ndof) and the
+    offsets r_p(q) (a prismatic joint's displacement d is in ``angles``: r_p = r_p⁰ + A_b a_b d, m)."""
+    ints, axes, fixed, com = model.tree, model.axes, model.fixed, model.com
     relative, rotations, positions, origins, S = data.relative, data.oRi, data.com_positions, data.oPi, data.S
+    offset = data.offsets
     # 3x3 products by the small in-place kernels: numba's @ goes through BLAS, whose call costs more than the
     # 27 products of a 3x3 matrix (this loop runs once per body per dynamics evaluation)
     turn, product, vector = data.matrix, data.product, data.vector
@@ -267,7 +282,14 @@ def configuration(model, data, base_q, joint_q, angles, base_position):
     for b in range(1, ints.shape[0]):
         p, ndof = ints[b, PARENT], ints[b, NDOF]
         S[b] = 0.0
-        if ndof == 3:
+        copy_into(model.offset[b], offset[b])
+        if ints[b, SLIDE] == 1:
+            matrix_copy_into(fixed[b], relative[b])
+            copy_into(axes[b, 0], S[b, :, 0])
+            mat_vec(fixed[b], axes[b, 0], vector)
+            for i in range(3):
+                offset[b, i] += angles[ints[b, ANGLE]] * vector[i]
+        elif ndof == 3:
             quaternion_to_matrix_into(joint_q[ints[b, QUAT]], turn)
             mat_mul(fixed[b], turn, relative[b])
             for i in range(3):
@@ -296,11 +318,12 @@ def configuration(model, data, base_q, joint_q, angles, base_position):
 @njit(inline="always", allocates=False)
 def partial_derivatives(model, data):
     """X_b = ∂Ω_b/∂w and Y_b = ∂V_b/∂w per slot, eqs. (30), (32), (34)–(37), (42)–(45):
-    inherited slots X_b = X_p A_b, Y_b = (Y_p + X_p [r_p]) A_b + X_b [R_b]; own slot X = I, Y = [R_b].
+    inherited slots X_b = X_p A_b, Y_b = (Y_p + X_p [r_p]) A_b + X_b [R_b]; own slot X = I, Y = [R_b] (a
+    prismatic joint's: X = 0, Y = I).
 
     The inherited slots are [X_b | Y_b] = [X_p | Y_p] T_b with T_b = [[A_b, [r_p] A_b + A_b [R_b]], [0, A_b]]
     (6x6), stored per body for the sums grouped by subtree (:func:`mass_matrix`, :func:`bias_forces`)."""
-    ints, offset, com = model.tree, model.offset, model.com
+    ints, offset, com = model.tree, data.offsets, model.com
     relative, X, Y, T = data.relative, data.angular_partials, data.linear_partials, data.joint_maps
     X[0] = 0.0
     Y[0] = 0.0
@@ -320,16 +343,21 @@ def partial_derivatives(model, data):
             mat_mul(carried, A, Y[b, s])
             mat_mul_add(X[b, s], Rx, Y[b, s])
         X[b, own] = 0.0
-        for i in range(3):
-            X[b, own, i, i] = 1.0
-        matrix_copy_into(Rx, Y[b, own])
+        if ints[b, SLIDE] == 1:
+            Y[b, own] = 0.0
+            for i in range(3):
+                Y[b, own, i, i] = 1.0
+        else:
+            for i in range(3):
+                X[b, own, i, i] = 1.0
+            matrix_copy_into(Rx, Y[b, own])
         _joint_map(A, rx, Rx, T[b])
 
 
 @njit(allocates=False)
 def _joint_map(A, rx, Rx, out):
     """out = [[A, [r_p] A + A [R_b]], [0, A]] (6x6): the map T_b of :func:`partial_derivatives` for A = A_b, and
-    its rate Ṫ_b for A = Ȧ_b (r_p and R_b are constant)."""
+    its rate Ṫ_b of a rotational joint for A = Ȧ_b (its r_p and R_b are constant)."""
     matrix_copy_into(A, out[:3, :3])
     out[3:, :3] = 0.0
     matrix_copy_into(A, out[3:, 3:])
@@ -422,10 +450,11 @@ def mass_matrix(model, data):
 
 @njit(inline="always", allocates=False)
 def velocities(model, data, u):
-    """Recursive kinematics (24), (27): Ω_b, V_b (body frames) and ω_b = S_b u_b from u = [V0, ω0, rates]."""
-    ints, offset, com = model.tree, model.offset, model.com
+    """Recursive kinematics (24), (27): Ω_b, V_b (body frames) and ω_b = S_b u_b (a prismatic joint's v_b = S_b u_b)
+    from u = [V0, ω0, rates]."""
+    ints, offset, com = model.tree, data.offsets, model.com
     relative, S, omega, velocity = data.relative, data.S, data.angular_velocity, data.linear_velocity
-    rel = data.relative_angular_velocity
+    rel, slide = data.relative_angular_velocity, data.relative_linear_velocity
     copy_into(u[0:3], velocity[0])
     copy_into(u[3:6], omega[0])
     rel[0] = 0.0
@@ -433,10 +462,12 @@ def velocities(model, data, u):
     for b in range(1, ints.shape[0]):
         p, ndof, r = ints[b, PARENT], ints[b, NDOF], 6 + ints[b, RATE]
         A = relative[b]
+        moving = slide if ints[b, SLIDE] == 1 else rel
+        rel[b] = 0.0
+        slide[b] = 0.0
         for i in range(3):
-            rel[b, i] = 0.0
             for j in range(ndof):
-                rel[b, i] += S[b, i, j] * u[r + j]
+                moving[b, i] += S[b, i, j] * u[r + j]
         mat_t_vec(A, omega[p], omega[b])
         for i in range(3):
             omega[b, i] += rel[b, i]
@@ -444,13 +475,16 @@ def velocities(model, data, u):
         cross_add(omega[p], offset[b], carried)
         mat_t_vec(A, carried, velocity[b])
         cross_add(omega[b], com[b], velocity[b])
+        for i in range(3):
+            velocity[b, i] += slide[b, i]
 
 
 @njit(inline="always", allocates=False)
 def _bias_accelerations(model, data):
     """Ω̇_b, V̇_b at u̇ = 0 (only the Ṡ u of universal joints, −q̇₀ q̇₁ a₁ × S₀, drives them besides
-    the velocity products), by differentiating (24) and (27) with Ċ = −[ω]C."""
-    ints, axes, offset, com = model.tree, model.axes, model.offset, model.com
+    the velocity products), by differentiating (24) and (27) with Ċ = −[ω]C; a prismatic joint adds
+    Aᵀ (Ω_p × ṙ_p) = Ω_b × v_b."""
+    ints, axes, offset, com = model.tree, model.axes, data.offsets, model.com
     relative, S, omega, velocity = data.relative, data.S, data.angular_velocity, data.linear_velocity
     rel, omega_dot, velocity_dot = (data.relative_angular_velocity, data.angular_velocity_bias_rate,
                                     data.linear_velocity_bias_rate)
@@ -480,6 +514,7 @@ def _bias_accelerations(model, data):
         mat_t_vec(A, moved, velocity_dot[b])
         cross_add(carried, rel[b], velocity_dot[b])
         cross_add(omega_dot[b], com[b], velocity_dot[b])
+        cross_add(omega[b], data.relative_linear_velocity[b], velocity_dot[b])
 
 
 @njit(allocates=False)
@@ -512,8 +547,10 @@ def bias_forces(model, data):
     body's momentum μ_b = [I_b Ω_b; m_b V_b] and its subtree's P_j = μ_j + Σ_c T_c P_c, ∂K/∂ω_j = [1 | [R_j]] P_j
     (∂K/∂ω0 = P_0[:3], ∂K/∂V0 = P_0[3:]); its rate is [1 | [R_j]] Ṗ_j with Ṗ_j = μ̇_j + Σ_c (Ṫ_c P_c + T_c Ṗ_c),
     μ̇_b at u̇ = 0 and Ṫ_c from Ȧ_c = A_c [ω_c]. The E-term stacks B(α, i), A(α, i) (48)–(53) follow the partials'
-    recursion from their seeds B(i, i) (50), A(i, i) (52), so E_i = [B(i, i) | A(i, i)] P_i."""
-    ints, path, offset, com, mass, inertia = model.tree, model.path, model.offset, model.com, model.mass, model.inertia
+    recursion from their seeds B(i, i) (50), A(i, i) (52), so E_i = [B(i, i) | A(i, i)] P_i. A prismatic joint's
+    block is (d/dt + [Ω_j]) ∂K/∂v_j with ∂K/∂v_j = P_j[3:], and its Ṫ_j = [[0, A_j [v_j]], [0, 0]] (module
+    docstring)."""
+    ints, path, offset, com, mass, inertia = model.tree, model.path, data.offsets, model.com, model.mass, model.inertia
     relative, S, T = data.relative, data.S, data.joint_maps
     P, P_rate = data.subtree_momentum, data.subtree_momentum_rate
     omega, velocity, rel = data.angular_velocity, data.linear_velocity, data.relative_angular_velocity
@@ -529,11 +566,16 @@ def bias_forces(model, data):
     T_rate, rx, Rx, w_hat, A_rate = data.joint_map_rate, data.offset_hat, data.com_hat, data.matrix, data.product
     for b in range(nb - 1, 0, -1):      # children before parents
         p = ints[b, PARENT]
-        hat_into(rel[b], w_hat)
-        mat_mul(relative[b], w_hat, A_rate)
-        hat_into(offset[b], rx)
-        hat_into(com[b], Rx)
-        _joint_map(A_rate, rx, Rx, T_rate)
+        if ints[b, SLIDE] == 1:
+            T_rate[:, :] = 0.0
+            hat_into(data.relative_linear_velocity[b], w_hat)
+            mat_mul(relative[b], w_hat, T_rate[:3, 3:])
+        else:
+            hat_into(rel[b], w_hat)
+            mat_mul(relative[b], w_hat, A_rate)
+            hat_into(offset[b], rx)
+            hat_into(com[b], Rx)
+            _joint_map(A_rate, rx, Rx, T_rate)
         _spatial_mat_vec_add(T_rate, P[b], P_rate[p])
         _spatial_mat_vec_add(T[b], P_rate[b], P_rate[p])
         _spatial_mat_vec_add(T[b], P[b], P[p])
@@ -545,6 +587,11 @@ def bias_forces(model, data):
     copy_into(P_rate[0, 3:], terms[0])
     copy_into(P_rate[0, :3], terms[1])
     for b in range(1, nb):
+        if ints[b, SLIDE] == 1:
+            copy_into(P[b, 3:], momentum[1 + b])
+            copy_into(P_rate[b, 3:], terms[1 + b])
+            cross_add(omega[b], momentum[1 + b], terms[1 + b])
+            continue
         copy_into(P[b, :3], momentum[1 + b])
         cross_add(com[b], P[b, 3:], momentum[1 + b])
         copy_into(P_rate[b, :3], terms[1 + b])
@@ -554,6 +601,8 @@ def bias_forces(model, data):
     cross_add(velocity[0], momentum[0], terms[1])
     own_b, own_a, vector, carried_velocity = data.e_angular, data.e_linear, data.vector, data.carried_vector
     for b in range(1, nb):
+        if ints[b, SLIDE] == 1:
+            continue
         p = ints[b, PARENT]
         A = relative[b]
         cross_add(rel[b], momentum[1 + b], terms[1 + b])
@@ -603,7 +652,7 @@ def applied_forces(model, data, torques, load_bodies, load_vectors, load_in_body
     """Q = Gᵀ [F0; M0; M_i] of the loads plus the joint torques; also each body's world force in data.body_force.
 
     F0, M0: total force and moment about the base CoM (base frame); M_i: moment about joint i of the loads on
-    link i and every link outboard of it (link frame)."""
+    link i and every link outboard of it (link frame), or for a prismatic joint their total force (link frame)."""
     ints, path = model.tree, model.path
     rotations, positions, origins, S, Q = data.oRi, data.com_positions, data.oPi, data.S, data.tau
     body_force, w_forces = data.body_force, data.block_forces
@@ -621,6 +670,11 @@ def applied_forces(model, data, torques, load_bodies, load_vectors, load_in_body
         # the moment about the base CoM, then about each joint on the way to b, in that body's frame
         for j in range(-1, ints[b, DEPTH]):
             i = 0 if j < 0 else path[b, j]
+            if ints[i, SLIDE] == 1:
+                mat_t_vec(rotations[i], force, turned)
+                for m in range(3):
+                    w_forces[1 + i, m] += turned[m]
+                continue
             centre = positions[0] if j < 0 else origins[i]
             for m in range(3):
                 lever[m] = point[m] - centre[m]

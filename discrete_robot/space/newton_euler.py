@@ -9,7 +9,7 @@ eqs. (6.19)–(6.24)):
 so the joint reaction forces drop out. J stacks, for every body, the world-frame Jacobians of its CoM
 velocity and of its angular velocity with respect to the same quasi-velocities u = [V0, ω0, joint rates]
 as :mod:`.recursive`, but built geometrically (a rotation axis s through a point o moves the CoM p at
-s × (p − o)) rather than by the recursions. k = [m a⁰; I α⁰ + ω × I ω] with the velocity-product
+s × (p − o), a sliding axis s moves it at s) rather than by the recursions. k = [m a⁰; I α⁰ + ω × I ω] with the velocity-product
 accelerations a⁰ = J̇u, α⁰ from differentiating those columns (ṡ = ω_carrier × s). Only the poses
 (forward kinematics) are shared with the recursive formulation.
 """
@@ -28,19 +28,24 @@ from discrete_robot.space.state import SpaceRobotState, validate_state
 
 @dataclass(frozen=True, eq=False)
 class _Axis:
-    """One column of the Jacobian: rotation axis (world), its point, the body whose motion carries the axis."""
+    """One column of the Jacobian: rotation (or, if ``sliding``, translation) axis (world), the body whose frame
+    origin is its point, the body whose motion carries the axis."""
 
     column: int
     body: int
     axis: np.ndarray
     carrier: int
+    sliding: bool = False
 
 
 def _joint_axes(robot: SpaceRobot, poses) -> list[_Axis]:
-    """World rotation axis of every joint DOF; the universal joint's first axis rides on the parent."""
+    """World axis of every joint DOF; the universal joint's first axis rides on the parent."""
     axes = []
     for b, link in enumerate(robot.links, start=1):
         start = 6 + link.rates.start
+        if link.kind is JointKind.PRISMATIC:
+            axes.append(_Axis(start, b, poses.rotations[b] @ link.axes[0], b, sliding=True))
+            continue
         if link.kind is JointKind.SPHERICAL:
             world = [poses.rotations[b][:, k] for k in range(3)]
             carriers = [b, b, b]
@@ -67,7 +72,9 @@ def body_jacobians(robot: SpaceRobot, state: SpaceRobotState, poses=None) -> tup
         Jv[b, :, 3:6] = -hat(arm) @ base_rotation
         Jw[b, :, 3:6] = base_rotation
         for axis in axes:
-            if axis.body in robot.ancestors[b]:
+            if axis.body in robot.ancestors[b] and axis.sliding:
+                Jv[b, :, axis.column] = axis.axis
+            elif axis.body in robot.ancestors[b]:
                 Jw[b, :, axis.column] = axis.axis
                 Jv[b, :, axis.column] = np.cross(axis.axis, poses.com_positions[b] - poses.frame_origins[axis.body])
     return Jv, Jw
@@ -90,6 +97,9 @@ def _velocity_product_accelerations(robot, state, poses, Jv, Jw) -> tuple[np.nda
                 continue
             rate = u[axis.column]
             axis_rate = np.cross(w[axis.carrier], axis.axis)
+            if axis.sliding:
+                linear[b] += rate * axis_rate
+                continue
             origin = poses.frame_origins[axis.body]
             origin_velocity = v[axis.body] + np.cross(w[axis.body], origin - poses.com_positions[axis.body])
             linear[b] += rate * (np.cross(axis_rate, poses.com_positions[b] - origin)

@@ -12,7 +12,7 @@ paper's notation (Khoshnood, Someeh, Nami) link b of arm β carries
 - ``fixed_rotation``: the parent → joint frame rotation at zero joint angle (columns: the joint
   frame's axes in the parent frame), so C_{α−1}^α(β) = (fixed_rotation · joint_rotation(q))ᵀ.
 
-Every joint has 1, 2 or 3 rotational DOF. Its relative angular velocity ω_α(β) (link frame) is
+A rotational joint has 1, 2 or 3 DOF. Its relative angular velocity ω_α(β) (link frame) is
 S(q) u with u the joint's rates:
 
 - revolute (1 DOF), rotation rot(a, q): S = a, u = q̇;
@@ -23,6 +23,11 @@ S(q) u with u the joint's rates:
   positions ``<joint>_0.._2`` are the successive (intrinsic) rotation angles about the joint's three
   axes, the decomposition the URDF export uses (a chain of revolute joints ``<joint>_<i>``), so that a
   JointState drawn through that URDF shows the true link attitude.
+
+A prismatic (sliding) joint has 1 DOF, the displacement d (m) along its axis a (joint frame): the link frame
+is the joint frame moved by d a, without turning (its rotation stays ``fixed_rotation``). Its relative
+*linear* velocity (link frame) is S u with S = a, u = ḋ; ``offset`` is its joint frame's origin at d = 0, so
+the parent CoM → link frame vector is offset + fixed_rotation (d a). Its coordinate is stored with the angles.
 """
 
 import enum
@@ -37,11 +42,16 @@ from discrete_robot.geometry3d import hat, matrix_to_quaternion, rotation_about
 
 
 class JointKind(enum.Enum):
-    """Rotational joints of the space robot, by number of DOF."""
+    """Joints of the space robot: three rotational by number of DOF, and the sliding one."""
 
-    REVOLUTE = 1
-    UNIVERSAL = 2
-    SPHERICAL = 3
+    REVOLUTE = "revolute"
+    UNIVERSAL = "universal"
+    SPHERICAL = "spherical"
+    PRISMATIC = "prismatic"
+
+    @property
+    def ndof(self) -> int:
+        return 3 if self is JointKind.SPHERICAL else 2 if self is JointKind.UNIVERSAL else 1
 
 
 @dataclass(frozen=True, eq=False)
@@ -66,7 +76,7 @@ class SpaceLink:
 
     @property
     def ndof(self) -> int:
-        return self.kind.value
+        return self.kind.ndof
 
     def dof_names(self) -> list[str]:
         """Names of the joint's coordinates: the joint name for 1 DOF, ``<joint>_<i>`` otherwise."""
@@ -133,7 +143,7 @@ class SpaceRobot:
 
     @cached_property
     def angle_count(self) -> int:
-        """Number of stored joint angles (the 1- and 2-DOF joints)."""
+        """Number of stored joint coordinates (the 1- and 2-DOF joints: angles, rad, and displacements, m)."""
         return sum(link.ndof for link in self.links if link.kind is not JointKind.SPHERICAL)
 
     @cached_property
@@ -148,6 +158,8 @@ class SpaceRobot:
     # ----------------------------------------------------------------- joints
     def joint_rotation(self, link: SpaceLink, angles: np.ndarray, quaternion_matrix: np.ndarray | None) -> np.ndarray:
         """Parent → child rotation A = fixed_rotation · joint rotation (columns: child axes in parent frame)."""
+        if link.kind is JointKind.PRISMATIC:
+            return link.fixed_rotation
         if link.kind is JointKind.SPHERICAL:
             return link.fixed_rotation @ quaternion_matrix
         rotation = link.fixed_rotation
@@ -178,8 +190,6 @@ class SpaceRobot:
     @classmethod
     def from_model(cls, model) -> "SpaceRobot":
         """Convert a :class:`RobotModel` with a floating base; ModelError says what does not fit."""
-        from discrete_robot.model.description import JointType
-
         base = model.base
         if not base.floating:
             raise ModelError(f"robot '{model.name}': the space robot needs a floating base "
@@ -197,18 +207,13 @@ class SpaceRobot:
             raise ModelError(f"base '{base.name}': inertia is singular (eigenvalues "
                              f"{np.linalg.eigvalsh(base_inertia).tolist()}); a free-floating base needs a "
                              f"positive-definite inertia")
-        kinds = {JointType.REVOLUTE: JointKind.REVOLUTE, JointType.UNIVERSAL: JointKind.UNIVERSAL,
-                 JointType.SPHERICAL: JointKind.SPHERICAL}
         index = {base.name: 0}
         coms = {base.name: np.asarray(base.com, dtype=float)}
         links, rate_start, angle_start, spherical = [], 0, 0, 0
         for link in model.links:
             joint = link.joint
-            if joint.type not in kinds:
-                raise ModelError(f"link '{link.name}': joint '{joint.name}' is {joint.type.name.lower()}; the space "
-                                 f"robot has rotational joints only (revolute, universal, spherical)")
-            kind = kinds[joint.type]
-            axes = np.asarray(joint.axes, dtype=float).reshape(kind.value, 3)
+            kind = JointKind(joint.type.value)
+            axes = np.asarray(joint.axes, dtype=float).reshape(kind.ndof, 3)
             inertia = np.asarray(link.inertia, dtype=float)
             com = np.asarray(link.com, dtype=float)
             _check_body(link.name, link.mass, inertia, com)
@@ -216,7 +221,7 @@ class SpaceRobot:
             if kind is JointKind.SPHERICAL and not np.allclose(axes @ axes.T, np.eye(3), atol=1e-9):
                 raise ModelError(f"link '{link.name}': spherical joint '{joint.name}' needs three orthonormal "
                                  f"axes, got {axes.tolist()}")
-            ndof = kind.value
+            ndof = kind.ndof
             n_angles = 0 if kind is JointKind.SPHERICAL else ndof
             links.append(SpaceLink(
                 name=link.name, parent=index[link.parent], joint_name=joint.name, kind=kind, axes=axes,
@@ -253,12 +258,15 @@ def _check_body(name: str, mass: float, inertia: np.ndarray, com) -> None:
 
 def _check_joint_inertia(link: str, joint: str, kind: JointKind, axes: np.ndarray, mass: float,
                          inertia: np.ndarray, com: np.ndarray) -> None:
-    """The link must have inertia about every direction its joint turns it (else the mass matrix is singular).
+    """The link must have inertia about every direction its joint turns it (else the mass matrix is singular); a
+    sliding joint moves it along its axis, which its mass (> 0, :func:`_check_body`) resists.
 
     Inertia about the joint point: I + m [R]ᵀ[R] (parallel axis). A universal joint's second axis
     sweeps the plane of its first, so 2- and 3-DOF joints need it positive definite; a revolute
     joint needs aᵀ I_joint a > 0.
     """
+    if kind is JointKind.PRISMATIC:
+        return
     about_joint = inertia + mass * hat(com).T @ hat(com)
     if kind is JointKind.REVOLUTE:
         smallest = float(axes[0] @ about_joint @ axes[0])

@@ -27,6 +27,13 @@ def mixed_4x5() -> SpaceRobot:
     return SpaceRobot.from_model(model_from_dict(multi_arm_model_data(4, 5, mixed_joints=True, seed=11)))
 
 
+@pytest.fixture(scope="module")
+def sliding() -> SpaceRobot:
+    """3 arms x 4 links, revolute / prismatic / universal / spherical joints in turn: links hang below sliders."""
+    return SpaceRobot.from_model(model_from_dict(multi_arm_model_data(3, 4, mixed_joints=True, seed=13,
+                                                                      prismatic=True)))
+
+
 def random_loads(robot: SpaceRobot, rng: np.random.Generator, count: int = 4) -> list[ExternalLoad]:
     """Forces at random points (some at the CoM) and free moments on random bodies, body or world frame."""
     loads = []
@@ -43,12 +50,15 @@ def relative_error(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.max(np.abs(a - b)) / np.max(np.abs(b)))
 
 
-def test_mixed_robot_has_every_joint_kind(mixed_4x5):
-    assert {link.kind for link in mixed_4x5.links} == set(JointKind)
+def test_mixed_robot_has_every_joint_kind(mixed_4x5, sliding):
+    assert {link.kind for link in mixed_4x5.links} == set(JointKind) - {JointKind.PRISMATIC}
     assert len(mixed_4x5.arms) == 4 and all(len(arm) == 5 for arm in mixed_4x5.arms)
+    assert {link.kind for link in sliding.links} == set(JointKind)
+    slider = next(b for b, link in enumerate(sliding.links, start=1) if link.kind is JointKind.PRISMATIC)
+    assert any(link.parent == slider for link in sliding.links)     # the sliding joint carries links
 
 
-@pytest.mark.parametrize("robot_name", ["dual_arm", "mixed_4x5"])
+@pytest.mark.parametrize("robot_name", ["dual_arm", "mixed_4x5", "sliding"])
 def test_recursive_and_newton_euler_formulations_agree(robot_name, request):
     robot = request.getfixturevalue(robot_name)
     rng = np.random.default_rng(2024)
@@ -65,7 +75,7 @@ def test_recursive_and_newton_euler_formulations_agree(robot_name, request):
         assert relative_error(accelerations, newton_euler.forward_dynamics(robot, state, loads, torques)) <= TOLERANCE
 
 
-@pytest.mark.parametrize("robot_name", ["dual_arm", "mixed_4x5"])
+@pytest.mark.parametrize("robot_name", ["dual_arm", "mixed_4x5", "sliding"])
 def test_inverse_dynamics_recovers_the_joint_torques_and_a_zero_base_wrench(robot_name, request):
     robot = request.getfixturevalue(robot_name)
     rng = np.random.default_rng(7)
@@ -127,12 +137,13 @@ def _advance(robot, state, h, loads, torques):
     return moved(state, combined, h)
 
 
-def test_momentum_rates_equal_the_applied_loads(mixed_4x5):
+@pytest.mark.parametrize("robot_name", ["mixed_4x5", "sliding"])
+def test_momentum_rates_equal_the_applied_loads(robot_name, request):
     """Eqs. (19)–(20): dP/dt = Σ F and dL_c/dt = Σ (x − c) × F + M; joint torques change neither.
 
     Central differences of the momenta over ±h steps of the plain Cartesian equations of motion.
     """
-    robot = mixed_4x5
+    robot = request.getfixturevalue(robot_name)
     rng = np.random.default_rng(9)
     state = random_state(robot, rng)
     loads = random_loads(robot, rng)
@@ -149,11 +160,11 @@ def test_momentum_rates_equal_the_applied_loads(mixed_4x5):
     np.testing.assert_allclose(angular_rate, expected, rtol=0, atol=1e-6 * np.abs(expected).max())
 
 
-def test_dense_lagrangian_baseline_agrees_with_the_recursive_algorithm(dual_arm):
+def test_dense_lagrangian_baseline_agrees_with_the_recursive_algorithm(dual_arm, sliding):
     """The benchmark's classical baseline is only a fair baseline if it computes the same motion."""
     rng = np.random.default_rng(12)
     robot = SpaceRobot.from_model(model_from_dict(multi_arm_model_data(2, 3, mixed_joints=True, seed=5)))
-    for model in (dual_arm, robot):
+    for model in (dual_arm, robot, sliding):
         state = random_state(model, rng)
         loads = random_loads(model, rng, count=2)
         torques = rng.normal(size=model.dof)

@@ -76,15 +76,15 @@ def test_joint_positions_round_trip_through_the_quaternion_state(dual_arm):
                                positions, atol=1e-12)
 
 
-def test_floating_base_and_rotational_joints_are_required():
+def test_floating_base_is_required_and_prismatic_joints_are_taken():
     data = dual_arm_data()
     data["base"]["type"] = "fixed"
     with pytest.raises(ModelError, match="floating base"):
         SpaceRobot.from_model(model_from_dict(data))
     data = dual_arm_data()
     data["links"][1]["joint"] = {"name": "slide", "type": "prismatic", "axis": [0.0, 0.0, 1.0]}
-    with pytest.raises(ModelError, match="rotational joints only"):
-        SpaceRobot.from_model(model_from_dict(data))
+    slide = SpaceRobot.from_model(model_from_dict(data)).links[1]
+    assert slide.kind is JointKind.PRISMATIC and slide.ndof == 1 and slide.dof_names() == ["slide"]
     data = dual_arm_data()
     data["gravity"] = [0.0, 0.0, -9.81]
     with pytest.raises(ModelError, match="gravity"):
