@@ -200,7 +200,7 @@ class SpaceRobot:
         if model.mimic:
             followers = ", ".join(m.link.joint.name for m in model.mimic)
             raise ModelError(f"robot '{model.name}': mimic joints ({followers}) are not supported by the space "
-                             "robot's recursive dynamics")
+                             "robot's recursive dynamics (without their <mimic> they move as independent joints)")
         base_inertia = np.asarray(base.inertia, dtype=float)
         _check_body(base.name, base.mass, base_inertia, base.com)
         if np.linalg.eigvalsh(base_inertia).min() <= 0.0:

@@ -1,7 +1,10 @@
 """A free-floating robot from URDF: a base with two arms, one of them branching (a tree), fixed links lumped;
 its kinetic energy against the fixed-base dynamics of the same file, and momentum conserved in free motion; and
-space_robot_node on the same URDF given as its robot_description."""
+space_robot_node on the same URDF given as its robot_description. With prismatic joints (the satellite with
+sliders, Baxter with its grippers): M(q) against Pinocchio's CRBA on the same URDF, momentum in free motion,
+``space simulate`` and the node."""
 
+import re
 import subprocess
 import sys
 from dataclasses import replace
@@ -10,12 +13,14 @@ import numpy as np
 import pytest
 
 from discrete_robot.errors import ModelError
+from discrete_robot.geometry3d import hat
 from discrete_robot.model.dynamics import RigidBodySystem
+from discrete_robot.model.example_robots import example_robot_path
 from discrete_robot.model.urdf_reader import model_from_urdf
-from discrete_robot.space.recursive import momentum_report
-from discrete_robot.space.robot import SpaceRobot
+from discrete_robot.space.recursive import equation_terms, momentum_report
+from discrete_robot.space.robot import JointKind, SpaceRobot
 from discrete_robot.space.simulation import simulate
-from discrete_robot.space.state import rest_state
+from discrete_robot.space.state import random_state, rest_state
 
 
 def _link(name: str, mass: float, com: str, inertia: tuple[float, float, float]) -> str:
@@ -49,6 +54,28 @@ SATELLITE = "<robot name='satellite'>" + "".join([
     _link("right_finger_b", 1.0, "0.1 0 0", (0.005, 0.01, 0.01)),
     _joint("right_b", "revolute", "right_1", "right_finger_b", "0.6 -0.05 0", "0 0 0", "0 1 0"),
 ]) + "</robot>"
+
+
+_LIMIT = '<limit lower="-0.5" upper="0.5" effort="10" velocity="1"/></joint>'
+#: the satellite with sliders: the left elbow (links hang below it) and a finger
+SLIDER = SATELLITE.replace(
+    _joint("left_elbow", "continuous", "left_1", "left_2", "0.6 0 0", "0.3 0 0", "0 1 0"),
+    _joint("left_elbow", "prismatic", "left_1", "left_2", "0.6 0 0", "0.3 0 0", "0.6 0.8 0").replace("</joint>", _LIMIT),
+).replace(
+    _joint("right_b", "revolute", "right_1", "right_finger_b", "0.6 -0.05 0", "0 0 0", "0 1 0"),
+    _joint("right_b", "prismatic", "right_1", "right_finger_b", "0.6 -0.05 0", "0.2 0 0", "0 1 0").replace("</joint>",
+                                                                                                           _LIMIT))
+
+
+def floating_baxter(with_world: bool = True) -> str:
+    """example-robot-data's Baxter without its fingers' <mimic> (each finger an independent prismatic joint), hung
+    from ``world`` by a floating joint (or, ``with_world=False``, its root ``base`` as it is)."""
+    text = re.sub(r"<mimic[^>]*/>", "", example_robot_path("baxter").read_text())
+    if not with_world:
+        return text
+    floating = ('<link name="world"/><joint name="float" type="floating"><parent link="world"/>'
+                '<child link="base"/></joint>')
+    return re.sub(r"(<robot[^>]*>)", lambda m: m.group(1) + floating, text, count=1)
 
 
 @pytest.fixture(scope="module")
@@ -132,3 +159,79 @@ def test_space_robot_node_simulates_a_floating_base_urdf(ros):
     momentum = ros.wait_for_message("space_robot/momentum", Float64MultiArray)
     assert momentum.data[6] > 0.0                                   # the arms move ...
     np.testing.assert_allclose(momentum.data[:6], 0.0, atol=1e-9)   # ... and the whole stays at zero momentum
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")     # Baxter's meshes are not resolved, and need not be
+@pytest.mark.parametrize("name", ["slider", "baxter"])
+def test_mass_matrix_with_prismatic_joints_agrees_with_pinocchio(name, tmp_path):
+    """M(q) of the floating model against pinocchio.crba with a free-flyer root on the same URDF. Pinocchio's base
+    velocity is the base frame origin's, v_o (base frame); ours the base CoM's, V0 = v_o − [c0] ω0, so
+    M_pinocchio = Pᵀ M P with P the map from its velocity to ours (and its joint order to ours)."""
+    pin = pytest.importorskip("pinocchio")
+    # urdfdom (Pinocchio's parser) wants limits on revolute joints; they do not enter M
+    text = (SLIDER.replace('type="revolute">', 'type="revolute"><limit lower="-3" upper="3" effort="1" velocity="1"/>')
+            if name == "slider" else floating_baxter(with_world=False))
+    path = tmp_path / f"{name}.urdf"
+    path.write_text(text)
+    robot = SpaceRobot.from_model(model_from_urdf(text, name, floating_base=True))
+    assert any(link.kind is JointKind.PRISMATIC for link in robot.links)
+    pmodel = pin.buildModelFromUrdf(str(path), pin.JointModelFreeFlyer())
+    pdata = pmodel.createData()
+    rng = np.random.default_rng(35)
+    for _ in range(3):
+        state = random_state(robot, rng)
+        state = replace(state, joint_angles=rng.uniform(-0.5, 0.5, robot.angle_count))
+        base_rotation = state.base_rotation()
+        q = pin.neutral(pmodel)
+        q[:3] = state.base_position - base_rotation @ robot.base_com
+        w, x, y, z = state.base_orientation
+        q[3:7] = [x, y, z, w]
+        P = np.zeros((6 + robot.dof, pmodel.nv))
+        P[:6, :6] = np.eye(6)
+        P[:3, 3:6] = -hat(robot.base_com)
+        for link in robot.links:
+            joint = pmodel.joints[pmodel.getJointId(link.joint_name)]
+            q[joint.idx_q] = state.joint_angles[link.angles][0]
+            P[6 + link.rates.start, joint.idx_v] = 1.0
+        theirs = pin.crba(pmodel, pdata, q)
+        theirs = np.triu(theirs) + np.triu(theirs, 1).T
+        ours = P.T @ equation_terms(robot, state).mass_matrix @ P
+        assert np.abs(ours - theirs).max() <= 1e-8 * np.abs(theirs).max()
+
+
+@pytest.fixture(scope="module")
+def baxter() -> SpaceRobot:
+    return SpaceRobot.from_model(model_from_urdf(floating_baxter(), "baxter"))
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_stock_baxter_is_refused_for_its_mimic_fingers_in_one_line():
+    with pytest.raises(ModelError, match=r"mimic joints \(.*finger.*\) are not supported") as refused:
+        SpaceRobot.from_model(model_from_urdf(example_robot_path("baxter").read_text(), "baxter",
+                                              floating_base=True))
+    assert "\n" not in str(refused.value)
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_floating_baxter_conserves_linear_momentum_with_its_grippers_sliding(baxter):
+    """Free motion, no gravity or loads: P is a first integral of the RKMK4 map (it integrates P itself), so it
+    holds to round-off while the arms and the fingers move."""
+    assert sum(link.kind is JointKind.PRISMATIC for link in baxter.links) == 4 and len(baxter.arms) == 3
+    rng = np.random.default_rng(7)
+    state = replace(rest_state(baxter), joint_rates=rng.uniform(-1.0, 1.0, baxter.dof) * 0.5,
+                    base_velocity=np.array([0.02, -0.01, 0.03]), base_angular_velocity=np.array([0.0, 0.05, -0.02]))
+    start = momentum_report(baxter, state).linear
+    samples = simulate(baxter, state, duration=0.2, dt=0.01, times=np.array([0.0, 0.1, 0.2]))
+    fingers = [baxter.dof_names.index(n) for n in ("l_gripper_l_finger_joint", "r_gripper_r_finger_joint")]
+    assert np.abs(samples[-1].joint_positions[fingers] - samples[0].joint_positions[fingers]).min() > 1e-3
+    for sample in samples:
+        assert np.linalg.norm(sample.momentum.linear - start) <= 1e-10 * np.linalg.norm(start)
+
+
+def test_space_simulate_runs_floating_baxter(tmp_path):
+    path = tmp_path / "baxter.urdf"
+    path.write_text(floating_baxter())
+    result = subprocess.run([sys.executable, "-W", "ignore", "-m", "discrete_robot", "space", "simulate", "--config",
+                             str(path), "--duration", "0.05", "--times", "0,0.05", "--json"],
+                            capture_output=True, text=True, check=True)
+    assert '"robot": "baxter"' in result.stdout and '"r_gripper_r_finger"' in result.stdout
