@@ -33,7 +33,9 @@ r stay constant). Its partials are X = 0, Y = I (own slot), the inherited ones a
 Ṫ_b = [[0, A_b [v_b]], [0, 0]] (ṙ_p = A_b v_b). The E terms of (21) are the moment about the moving joint
 of the subtree's momentum rates; for a translation the same (Kane's) projection of the subtree's inertia
 forces on v_b gives (d/dt + [Ω_b]) ∂K/∂v_b, ∂K/∂v_b the subtree's linear momentum (link frame), and its
-generalised force is the subtree's total load force (link frame). Every ∂K/∂w is linear in the velocities, so the result is
+generalised force is the subtree's total load force (link frame).
+
+Every ∂K/∂w is linear in the velocities, so the result is
 M(q) u̇ + h(q, u) = Q with M = Gᵀ (Σ_b Y_b m_b Y_bᵀ + X_b I_b X_bᵀ) G; forward dynamics solves it by block
 elimination per arm (arms couple only through the base, eq. (39)).
 
@@ -206,7 +208,8 @@ def create_data(model: Model) -> Data:
     arms, widest = model.arm_rates.shape
     return Data(
         relative=np.zeros((nb, 3, 3)), oRi=np.zeros((nb, 3, 3)), com_positions=np.zeros((nb, 3)),
-        oPi=np.zeros((nb, 3)), offsets=np.zeros((nb, 3)), S=np.zeros((nb, 3, 3)), angular_partials=np.zeros((nb, slots, 3, 3)),
+        oPi=np.zeros((nb, 3)), offsets=np.zeros((nb, 3)), S=np.zeros((nb, 3, 3)),
+        angular_partials=np.zeros((nb, slots, 3, 3)),
         linear_partials=np.zeros((nb, slots, 3, 3)), joint_maps=np.zeros((nb, 6, 6)),
         subtree_momentum=np.zeros((nb, 6)), subtree_momentum_rate=np.zeros((nb, 6)),
         composite_inertia=np.zeros((nb, 6, 6)), angular_velocity=np.zeros((nb, 3)), linear_velocity=np.zeros((nb, 3)),

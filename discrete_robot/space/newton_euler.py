@@ -9,7 +9,8 @@ eqs. (6.19)–(6.24)):
 so the joint reaction forces drop out. J stacks, for every body, the world-frame Jacobians of its CoM
 velocity and of its angular velocity with respect to the same quasi-velocities u = [V0, ω0, joint rates]
 as :mod:`.recursive`, but built geometrically (a rotation axis s through a point o moves the CoM p at
-s × (p − o), a sliding axis s moves it at s) rather than by the recursions. k = [m a⁰; I α⁰ + ω × I ω] with the velocity-product
+s × (p − o), a sliding axis s moves it at s) rather than by the recursions.
+k = [m a⁰; I α⁰ + ω × I ω] with the velocity-product
 accelerations a⁰ = J̇u, α⁰ from differentiating those columns (ṡ = ω_carrier × s). Only the poses
 (forward kinematics) are shared with the recursive formulation.
 """

@@ -60,7 +60,8 @@ _LIMIT = '<limit lower="-0.5" upper="0.5" effort="10" velocity="1"/></joint>'
 #: the satellite with sliders: the left elbow (links hang below it) and a finger
 SLIDER = SATELLITE.replace(
     _joint("left_elbow", "continuous", "left_1", "left_2", "0.6 0 0", "0.3 0 0", "0 1 0"),
-    _joint("left_elbow", "prismatic", "left_1", "left_2", "0.6 0 0", "0.3 0 0", "0.6 0.8 0").replace("</joint>", _LIMIT),
+    _joint("left_elbow", "prismatic", "left_1", "left_2", "0.6 0 0", "0.3 0 0", "0.6 0.8 0").replace("</joint>",
+                                                                                                     _LIMIT),
 ).replace(
     _joint("right_b", "revolute", "right_1", "right_finger_b", "0.6 -0.05 0", "0 0 0", "0 1 0"),
     _joint("right_b", "prismatic", "right_1", "right_finger_b", "0.6 -0.05 0", "0.2 0 0", "0 1 0").replace("</joint>",
