@@ -236,3 +236,20 @@ def test_space_simulate_runs_floating_baxter(tmp_path):
                              str(path), "--duration", "0.05", "--times", "0,0.05", "--json"],
                             capture_output=True, text=True, check=True)
     assert '"robot": "baxter"' in result.stdout and '"r_gripper_r_finger"' in result.stdout
+
+
+@pytest.mark.ros
+def test_space_robot_node_takes_prismatic_joints(ros):
+    from sensor_msgs.msg import JointState
+    from std_msgs.msg import Float64MultiArray
+
+    ros.start("space_robot_node", params={"robot_description": SLIDER, "publish_rate": 50.0, "time_step": 0.01})
+    states = ros.wait_for_message("space_robot/joint_states", JointState, timeout=60.0)
+    names = list(states.name)
+    assert names == ["left_shoulder", "left_elbow", "left_wrist", "right_shoulder", "right_a", "right_b"]
+    ros.publish("space_robot/joint_torque_commands", Float64MultiArray(data=[0.0, 20.0, 0.0, 0.0, 0.0, -5.0]))
+    slid = ros.wait_for_message("space_robot/joint_states", JointState, timeout=20.0,
+                                predicate=lambda m: abs(m.position[1]) > 0.01 and abs(m.position[5]) > 0.01)
+    assert slid is not None                                         # both sliders moved (m)
+    momentum = ros.wait_for_message("space_robot/momentum", Float64MultiArray)
+    np.testing.assert_allclose(momentum.data[:6], 0.0, atol=1e-9)   # the whole stays at zero momentum
