@@ -29,7 +29,12 @@ What goes wrong on clusters:
 - Ctrl-C (or SIGTERM) cancels the tasks in flight, stops the workers and keeps every finished row. While the
   driver waits on Ray, the signal only sets a flag, which the driver checks after every wait (at most POLL): Ray's
   wait runs Python's signal handlers itself, and the KeyboardInterrupt they raised there could be lost (a sweep
-  ignored Ctrl-C for minutes in 1 of 4 runs beside another sweep on 2 loaded cores);
+  ignored Ctrl-C for minutes in 1 of 4 runs beside another sweep on 2 loaded cores). While Ray starts, the
+  handler raises KeyboardInterrupt as well, and what the start left is stopped; a signal Ray's start kept from
+  raising is found by the flag when it returns. The handlers stay the sweep's until every process is stopped
+  (``ray.init`` replaces the SIGTERM handler with Ray's, which ends the driver with status 1 and no summary;
+  Python's default one would turn a second Ctrl-C into a KeyboardInterrupt in the middle of the teardown), and
+  a task Ray cannot cancel or a failing ``ray.shutdown`` does not replace the summary;
 - a local instance whose raylet or GCS server dies (the OOM killer, a kill) ends the sweep at the driver's next
   check (at most POLL): Ray's own detection takes 15 s and then ends the driver process with status 1, before it
   can keep or report anything (and a dead GCS left Ray's agents running for minutes). The rows finished are kept
@@ -79,6 +84,8 @@ TOKEN_FILE = Path.home() / ".ray" / "auth_token"
 CONNECT_S = 12.0
 #: HOST:PORT of --address: a host name, an IPv4 address or an IPv6 one in brackets
 ADDRESS = re.compile(r"(?P<host>[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\]):(?P<port>[0-9]{1,5})")
+#: s a process of a local instance has to end on SIGTERM after Ctrl-C, before SIGKILL (Ctrl-C is obeyed within 2 s)
+STOP_GRACE = 0.3
 #: the processes of a local instance the driver watches: the sweep cannot go on without them
 VITAL = ("raylet", "gcs_server")
 
@@ -341,6 +348,24 @@ def _failure_reason(error) -> str:
     return f"{type(error).__name__}: {str(error).strip().splitlines()[0] if str(error).strip() else ''}"
 
 
+def _stop_ray(own: bool, local: "LocalProcesses | None", grace: float) -> None:
+    """Shut down the Ray session this sweep started (``own``) and stop every process of its local instance
+    (``local``), also what an interrupted start left, SIGKILL after ``grace`` s. A join cut short is left to
+    its thread (ray.shutdown would wait for that ray.init). A failing shutdown (of a start cut short) is a note
+    on stderr: the summary is still due, and the processes are stopped all the same."""
+    if local is not None:
+        local.snapshot()    # with the workers started since, or what an interrupted start left
+    ray = sys.modules.get("ray")
+    if own and ray is not None and (local is not None or ray.is_initialized()):
+        try:
+            ray.shutdown()
+        except Exception as error:  # noqa: BLE001 -- any reason: what follows stops the processes regardless
+            print(f"note: Ray's shutdown failed ({type(error).__name__}: {error}); its processes are stopped",
+                  file=sys.stderr)
+    if local is not None:
+        local.stop(grace)
+
+
 def run_sweep(spec, experiment, cases: list, output_dir: Path, workers: int | None = None,
               address: str | None = None, resume: bool = False, progress: bool = True) -> dict:
     """Run the cases of ``spec`` not already ok in ``output_dir`` (with ``resume``); a summary of the run:
@@ -353,15 +378,24 @@ def run_sweep(spec, experiment, cases: list, output_dir: Path, workers: int | No
     done = store.done() if resume else set()
     todo = deque(case for case in cases if case.id not in done)
     reused, interrupted, lost, used, compute = len(cases) - len(todo), False, None, 0, 0.0
-    stop = threading.Event()
+    stop, starting = threading.Event(), threading.Event()
     main = threading.current_thread() is threading.main_thread()    # signal handlers: main thread only
     previous: dict = {}
 
+    def on_signal(*_):
+        """Ctrl-C and SIGTERM set ``stop``; while Ray starts they also raise KeyboardInterrupt there (module
+        docstring)."""
+        stop.set()
+        if starting.is_set():
+            starting.clear()
+            raise KeyboardInterrupt
+
     def flag_signals():
-        """Ctrl-C and SIGTERM set ``stop`` (module docstring), checked after every wait on Ray."""
-        if main and not previous:
-            previous.update({number: signal.signal(number, lambda *_: stop.set())
-                             for number in (signal.SIGINT, signal.SIGTERM)})
+        """``on_signal`` for Ctrl-C and SIGTERM, again after Ray's start: ``ray.init`` sets its own SIGTERM
+        handlers (``sys.exit``, then its node's, which ends the driver with status 1 and no summary)."""
+        if main:
+            for number in (signal.SIGINT, signal.SIGTERM):
+                previous.setdefault(number, signal.signal(number, on_signal))
 
     ray, own, local = None, False, None
     # Ray's driver prints the raylet's error reports (a worker died, a task is retried, the raylet ended) on
@@ -369,18 +403,21 @@ def run_sweep(spec, experiment, cases: list, output_dir: Path, workers: int | No
     # keeps the summary
     with contextlib.redirect_stdout(sys.stderr):
         try:
-            if todo and address is None:
-                # a KeyboardInterrupt raised inside a local ray.init could be lost there (a sweep then ran to its
-                # end): the flag keeps the signal until the first wait. Joining a cluster waits in Python
-                # (_join), where Ctrl-C raises KeyboardInterrupt
-                local = LocalProcesses()
-                flag_signals()
             if todo:
-                ray, used, own = start_ray(workers, address)
+                local = LocalProcesses() if address is None else None
+                flag_signals()
+                own = True      # until start_ray says otherwise: what a start cut short left is this sweep's
+                starting.set()
+                try:
+                    ray, used, own = start_ray(workers, address)
+                finally:
+                    starting.clear()
+                flag_signals()
             if ray is not None and not own:
                 local = None        # the caller's session is not this sweep's to watch or stop
+            if stop.is_set():       # a signal Ray's start kept from raising (module docstring)
+                raise KeyboardInterrupt
             if ray is not None:
-                flag_signals()
                 if local is not None:
                     local.snapshot()
                 compute = time.perf_counter()
@@ -394,14 +431,10 @@ def run_sweep(spec, experiment, cases: list, output_dir: Path, workers: int | No
         except EngineLostError as error:
             lost = str(error)
         finally:
+            # the handlers stay ours until every process is stopped: a second Ctrl-C only sets the flag again
+            _stop_ray(own, local, STOP_GRACE if stop.is_set() else 2.0)
             for number, handler in previous.items():
                 signal.signal(number, handler)
-            if local is not None:
-                local.snapshot()    # with the workers started since, or what an interrupted start left
-            if own:
-                ray.shutdown()
-            if local is not None:
-                local.stop()
     table = store.consolidate()
     ids = {case.id for case in cases}
     statuses = [s for c, s in zip(table.column("case").to_pylist(), table.column("status").to_pylist(),
@@ -483,7 +516,10 @@ def _drive(ray, experiment, spec, todo: deque, workers: int, store: ResultStore,
                                               f"{spec.retries} retries); its worker was stopped")
     except (KeyboardInterrupt, FolderError):
         for ref in in_flight:
-            ray.cancel(ref, force=True)
+            # a task Ray cannot cancel (ended meanwhile) must not replace the reason the sweep stops: its worker
+            # ends with the local instance, and a cluster's finishes it into no one's store
+            with contextlib.suppress(Exception):
+                ray.cancel(ref, force=True)
         raise
     finally:
         bar.close()

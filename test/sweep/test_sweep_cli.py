@@ -79,7 +79,10 @@ def test_ctrl_c_stops_the_workers_and_keeps_what_is_done(tmp_path):
         finally:
             if process.poll() is None:
                 process.kill()
-    assert process.returncode == 1, (tmp_path / "stderr").read_text()[-3000:]
+    # the sweep's own output on any failure: a CI run once ended with status 1 and no summary
+    output_of_the_sweep = f"stdout: {stdout[-1000:]!r}\nstderr: {(tmp_path / 'stderr').read_text()[-3000:]}"
+    assert process.returncode == 1, output_of_the_sweep
+    assert stdout.lstrip().startswith("{"), output_of_the_sweep
     summary = json.loads(stdout)
     assert summary["interrupted"] and summary["success"] is False
     kept = pq.read_table(output / "results.parquet").to_pylist()
