@@ -57,7 +57,8 @@ from discrete_robot.space.kernels import (
 
 #: first index in y of c, P, L, Θ0 and the spherical joints' increments Θ_k (3 each)
 CENTER, LINEAR, ANGULAR, BASE_TURN, JOINT_TURNS = 0, 3, 6, 9, 12
-#: the largest rotation (rad) of the base or of a joint within one RKMK4 step: beyond it the step is refused
+#: the largest rotation (rad) of the base or of a joint (a prismatic joint: its slide, m) within one RKMK4 step:
+#: beyond it the step is refused
 #: (TOO_FAST) and the simulator sub-steps. RK4 stays stable only while ω h is O(1); a link spun up to
 #: 130 rad/s about its long axis and stepped at 0.05 s turns 6.5 rad per step, and RK4 then diverges
 #: without ever producing a non-finite number (rates of 1e51 rad/s, still "finite").
@@ -224,7 +225,8 @@ def rkmk4_step(model, data, y, base_q, joint_q, torques, load_bodies, load_vecto
                base_out, joints_out):
     """One RKMK4 step of ``dt`` s from (y with zero increments, base_q, joint_q): the classical RK4 tableau on
     ẏ, attitudes advanced by the exact exponential of the RK4 increments. Returns a status code (TOO_FAST when
-    an attitude or joint angle would turn more than :data:`MAX_STEP_ROTATION`); the outputs are valid only
+    an attitude or joint angle would turn more than :data:`MAX_STEP_ROTATION`, in rad, or a prismatic joint slide
+    more than it in m); the outputs are valid only
     when it is OK."""
     n = y.shape[0]
     k, stage = data.stages, data.stage

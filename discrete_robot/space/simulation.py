@@ -39,7 +39,8 @@ SMALLEST_SUBSTEP = 1e-6
 #: at most this many sub-steps for one requested step (bounded work per call)
 MAX_SUBSTEPS = 4096
 _FAILURES = {kernels.NOT_FINITE: "non-finite values", kernels.NOT_POSITIVE_DEFINITE: "mass matrix not positive "
-             "definite", kernels.TOO_FAST: f"a body turns more than {rkmk4.MAX_STEP_ROTATION} rad per sub-step"}
+             "definite", kernels.TOO_FAST: f"a body turns more than {rkmk4.MAX_STEP_ROTATION} rad "
+             f"(or slides more than {rkmk4.MAX_STEP_ROTATION} m) per sub-step"}
 
 
 @dataclass(frozen=True, eq=False)

@@ -1,5 +1,6 @@
-"""The compiled recursive Boltzmann–Hamel kernels on randomly generated trees (mixed 1-, 2- and 3-DOF joints,
-branching arms): against the Newton–Euler formulation, and the conservation laws of the integrated motion."""
+"""The compiled recursive Boltzmann–Hamel kernels on randomly generated trees (mixed 1-, 2- and 3-DOF rotational
+and prismatic joints, branching arms): against the Newton–Euler formulation, and the conservation laws of the
+integrated motion."""
 
 import numpy as np
 import pytest
@@ -16,7 +17,13 @@ from random_trees import random_tree_model_data
 
 
 def _tree(links: int, seed: int) -> SpaceRobot:
-    return SpaceRobot.from_model(model_from_dict(random_tree_model_data(links, seed)))
+    data = random_tree_model_data(links, seed)
+    # every fourth joint slides instead (along its first axis, a spherical joint's along z): prismatic joints mixed in
+    for link in data["links"][3::4]:
+        joint = link["joint"]
+        joint["axis"] = joint.pop("axes")[0] if "axes" in joint else joint.get("axis", [0.0, 0.0, 1.0])
+        joint["type"] = "prismatic"
+    return SpaceRobot.from_model(model_from_dict(data))
 
 
 def test_the_generated_trees_branch_and_mix_every_joint_kind():
