@@ -52,7 +52,8 @@ class Segment:
 def _distinct_points(waypoints) -> np.ndarray:
     """The validated points with consecutive duplicates merged; InputError when all coincide."""
     points = _validated_waypoints(waypoints)
-    keep = [0] + [i for i in range(1, len(points)) if np.linalg.norm(points[i] - points[i - 1]) > MIN_SEGMENT_LENGTH]
+    steps = np.linalg.norm(np.diff(points, axis=0), axis=1)
+    keep = np.concatenate([[0], 1 + np.flatnonzero(steps > MIN_SEGMENT_LENGTH)])
     if len(keep) < 2:
         raise InputError("path: all waypoints coincide, there is nothing to plan")
     return points[keep]

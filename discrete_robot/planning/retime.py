@@ -99,9 +99,10 @@ def _grid(breakpoints: np.ndarray, steps: int) -> np.ndarray:
     """About ``steps`` steps over the path, every breakpoint a node, each interval divided evenly."""
     lengths = np.diff(breakpoints)
     counts = np.maximum(1, np.ceil(steps * lengths / lengths.sum()).astype(int))
-    pieces = [s0 + length * np.arange(count) / count
-              for s0, length, count in zip(breakpoints[:-1], lengths, counts, strict=True)]
-    return np.concatenate(pieces + [breakpoints[-1:]])
+    interval = np.repeat(np.arange(lengths.size), counts)
+    within = np.arange(interval.size) - np.repeat(np.cumsum(counts) - counts, counts)
+    nodes = breakpoints[interval] + lengths[interval] * within / counts[interval]
+    return np.concatenate([nodes, breakpoints[-1:]])
 
 
 def _path_dynamics(system: RigidBodySystem, q: np.ndarray, dq: np.ndarray, ddq: np.ndarray):
