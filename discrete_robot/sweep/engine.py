@@ -31,7 +31,9 @@ What goes wrong on clusters:
   wait runs Python's signal handlers itself, and the KeyboardInterrupt they raised there could be lost (a sweep
   ignored Ctrl-C for minutes in 1 of 4 runs beside another sweep on 2 loaded cores). While Ray starts, the
   handler raises KeyboardInterrupt as well, and what the start left is stopped; a signal Ray's start kept from
-  raising is found by the flag when it returns. The handlers stay the sweep's until every process is stopped
+  raising is found by the flag when it returns. Ray's start holds the interpreter (the GIL) in a C++ wait for
+  its raylet, up to 2-3 s on 2 loaded cores, when no handler runs: in a thread of its own it would hold the
+  waiting main thread as well, and a start abandoned there kept the process from exiting for 30 s. The handlers stay the sweep's until every process is stopped
   (``ray.init`` replaces the SIGTERM handler with Ray's, which ends the driver with status 1 and no summary;
   Python's default one would turn a second Ctrl-C into a KeyboardInterrupt in the middle of the teardown), and
   a task Ray cannot cancel or a failing ``ray.shutdown`` does not replace the summary;

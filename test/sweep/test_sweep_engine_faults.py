@@ -178,3 +178,40 @@ def test_ctrl_c_while_a_million_cases_are_built_ends_the_command_within_2_s(tmp_
     assert summary == {"success": False, "interrupted": True,
                        "message": "interrupted: the finished cases are kept; --resume computes the others"}
     assert took < 2.0 and not (tmp_path / "out").exists()
+
+
+def test_ctrl_c_while_the_local_ray_instance_starts_gives_the_summary_and_leaves_no_ray_process(tmp_path):
+    """SIGINT once the local instance's GCS server runs (Ray's start goes on for seconds: the raylet, then the
+    driver's connection): the interrupted summary (status 1, no traceback), nothing computed, and every process
+    the start left is stopped. The bound on the time is loose: ray.init holds the interpreter (the GIL) in a
+    C++ wait for its raylet, up to 2-3 s on 2 loaded cores, when no signal handler can run."""
+    spec = write_spec(tmp_path, SWINGS)
+    process = subprocess.Popen(command(spec, tmp_path / "out", "--workers", "2"), stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    seen: dict[int, str] = {}
+    deadline = time.monotonic() + 600.0     # only so that a hang ends the test: imports take seconds when loaded
+    while "gcs_server" not in seen.values():
+        assert process.poll() is None and time.monotonic() < deadline
+        seen.update(descendants(process.pid))
+        time.sleep(0.02)
+    gcs = next(pid for pid, name in seen.items() if name == "gcs_server")
+    session = next(arg for arg in Path(f"/proc/{gcs}/cmdline").read_bytes().split(b"\0")
+                   if arg.startswith(b"--session-name="))
+    summary, took = interrupted(process, 0.0)
+    assert summary["interrupted"] and summary["computed"] == 0 and summary["success"] is False
+    assert took < 10.0
+    # what the start went on to launch is no descendant once its parent is stopped: found by its session
+    assert not [f"{pid} {name}" for pid, name in seen.items() if running(pid)]
+    assert not [pid for pid in session_processes(session) if running(pid)]
+
+
+def session_processes(session: bytes) -> list[int]:
+    """The processes whose command line holds ``session`` (a Ray instance's ``--session-name=...``)."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if session in Path(f"/proc/{pid}/cmdline").read_bytes():
+                found.append(int(pid))
+        except OSError:
+            continue
+    return found
