@@ -206,7 +206,7 @@ def max_squared_entry(alpha, beta, lower, upper, w_cap, u_cap, zero):
             u = min(u, (lower[r] - max(0.0, alpha[r] * w_cap)) / beta[r])
     if not np.isfinite(u):
         return u
-    for _ in range(2 * alpha.size + 2):
+    for _ in range(2 * alpha.size + 3):     # g has at most 2n + 2 pieces, each visited once, then the last check
         if u < 0.0:
             return -1.0
         lo, hi, i_hi, i_lo = _speed_window(alpha, beta, lower, upper, u, w_cap, zero, _INERTIAL_ROUNDOFF)
