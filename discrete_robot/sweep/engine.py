@@ -26,17 +26,17 @@ What goes wrong on clusters:
 - a task with no result after ``case_timeout`` per case plus START_GRACE, times 1 + ``retries``, times 2 (it
   may wait behind one task, itself bounded so) since it was submitted (code that never polls the budget) is
   cancelled with its worker (``ray.cancel(force=True)``) and split the same way;
-- Ctrl-C (or SIGTERM) cancels the tasks in flight, stops the workers and keeps every finished row. While the
-  driver waits on Ray, the signal only sets a flag, which the driver checks after every wait (at most POLL): Ray's
-  wait runs Python's signal handlers itself, and the KeyboardInterrupt they raised there could be lost (a sweep
-  ignored Ctrl-C for minutes in 1 of 4 runs beside another sweep on 2 loaded cores). While Ray starts, the
-  handler raises KeyboardInterrupt as well, and what the start left is stopped; a signal Ray's start kept from
-  raising is found by the flag when it returns. Ray's start holds the interpreter (the GIL) in a C++ wait for
-  its raylet, up to 2-3 s on 2 loaded cores, when no handler runs: in a thread of its own it would hold the
-  waiting main thread as well, and a start abandoned there kept the process from exiting for 30 s. The handlers stay the sweep's until every process is stopped
-  (``ray.init`` replaces the SIGTERM handler with Ray's, which ends the driver with status 1 and no summary;
-  Python's default one would turn a second Ctrl-C into a KeyboardInterrupt in the middle of the teardown), and
-  a task Ray cannot cancel or a failing ``ray.shutdown`` does not replace the summary;
+- Ctrl-C (or SIGTERM) cancels the tasks in flight, stops the workers and keeps every finished row. While the driver
+  waits on Ray, the signal only sets a flag, which the driver checks after every wait (at most POLL): Ray's wait
+  runs Python's signal handlers itself, and the KeyboardInterrupt they raised there could be lost (a sweep ignored
+  Ctrl-C for minutes in 1 of 4 runs beside another sweep on 2 loaded cores). While Ray starts, the handler raises
+  KeyboardInterrupt as well, and what the start left is stopped; a signal Ray's start kept from raising is found by
+  the flag when it returns. Ray's start holds the interpreter (the GIL) in a C++ wait for its raylet, up to 2-3 s on
+  2 loaded cores, when no handler runs: in a thread of its own it would hold the waiting main thread as well, and a
+  start abandoned there kept the process from exiting for 30 s. The handlers stay the sweep's until every process is
+  stopped (``ray.init`` replaces the SIGTERM handler with Ray's, which ends the driver with status 1 and no summary;
+  Python's default one would turn a second Ctrl-C into a KeyboardInterrupt in the middle of the teardown), and a
+  task Ray cannot cancel or a failing ``ray.shutdown`` does not replace the summary;
 - a local instance whose raylet or GCS server dies (the OOM killer, a kill) ends the sweep at the driver's next
   check (at most POLL): Ray's own detection takes 15 s and then ends the driver process with status 1, before it
   can keep or report anything (and a dead GCS left Ray's agents running for minutes). The rows finished are kept
