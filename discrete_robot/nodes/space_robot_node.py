@@ -1,12 +1,12 @@
 """space_robot_node: the free-floating multi-arm space robot simulated live (discrete_robot.space).
 
 Publishes
-- ``space_robot/joint_states`` (sensor_msgs/JointState): one entry per rotational DOF, named as the URDF
-  joints (``<joint>_0.._2`` for spherical joints, whose positions are the successive rotation angles about
-  the joint axes); ``velocity`` = the joint rates (rad/s; for a spherical joint the components of its
-  relative angular velocity on its axes, which equal the angles' rates only at zero angles); ``effort`` = the
-  generalised force on each joint (N m): its torque command plus the external loads' share, Q of
-  M u̇ + h = Q (discrete_robot.space.recursive.equation_terms).
+- ``space_robot/joint_states`` (sensor_msgs/JointState): one entry per DOF, named as the URDF joints
+  (``<joint>_0.._2`` for spherical joints, whose positions are the successive rotation angles about the joint
+  axes; rad, or m for a prismatic joint); ``velocity`` = the joint rates (rad/s or m/s; for a spherical joint
+  the components of its relative angular velocity on its axes, which equal the angles' rates only at zero
+  angles); ``effort`` = the generalised force on each joint (N m, or N on a slide): its torque command plus the
+  external loads' share, Q of M u̇ + h = Q (discrete_robot.space.recursive.equation_terms).
 - ``space_robot/base_pose`` (geometry_msgs/PoseStamped, frame ``world``): the base frame's pose.
 - ``space_robot/momentum`` (std_msgs/Float64MultiArray, for monitoring): [P_x, P_y, P_z, L_x, L_y, L_z,
   kinetic_energy, c_x, c_y, c_z] — total linear momentum (kg m/s) and angular momentum about the system
