@@ -9,6 +9,7 @@ Publishes (stamped with simulated time)
 - ``robot_description`` (std_msgs/String, transient local): the model's URDF (a URDF's own), unless taken from a topic.
 - ``discrete_robot/energy`` (std_msgs/Float64): total energy T + V of the simulated state, J.
 - ``/clock``, ``/tf``, ``/tf_static``, ``/diagnostics``: see discrete_robot.nodes.simulator.
+- ``objects/<name>/pose``, TF ``object/<name>``, ``objects/markers``: scene_file's objects (nodes.scene_objects).
 
 Subscribes
 - ``joint_effort_commands`` (std_msgs/Float64MultiArray): one generalised force per joint, joint_states
@@ -33,9 +34,9 @@ goal ends or is canceled. ``reset`` and ``set_state`` first end a running goal (
 clear effort commands; an effort command, or ``hold_on_start`` false, leaves the joints to the commanded (or no)
 torque.
 
-Services under ``simulation/``: pause, resume, step, reset, set_state (discrete_robot.nodes.simulator).
-Bad input (NaN, wrong length, unknown joint name) is logged and ignored; invalid parameters or model
-files stop the node at startup with the reason.
+Services under ``simulation/``: pause, resume, step, reset, set_state (discrete_robot.nodes.simulator; reset
+puts the objects back). Bad input (NaN, wrong length, unknown joint name) is logged and ignored; invalid
+parameters, model or scene files stop the node at startup with the reason.
 """
 
 import numpy as np
@@ -69,6 +70,7 @@ from discrete_robot.nodes.joint_commands import TOPICS
 from discrete_robot.nodes.joint_state_broadcaster import JointStateBroadcaster
 from discrete_robot.nodes.jtc_parameters import CONTROLLER_PARAMETERS, CONTROLLERS_FILE, JOINTS
 from discrete_robot.nodes.parameters import model_file
+from discrete_robot.nodes.scene_objects import SCENE_FILE, ObjectPublisher, object_transforms, scene_world
 from discrete_robot.nodes.simulator import SimulatorNode, simulator_parameters
 from discrete_robot.nodes.start_pose import START_POSE, start_positions
 from discrete_robot.simulation.fixed_base import FixedBaseWorld
@@ -104,7 +106,7 @@ PARAMETERS = [
     JOINTS,
     CONTROLLERS_FILE,
     *TOPICS,
-    *START_POSE,
+    *START_POSE, SCENE_FILE,
     *CONTROLLER_PARAMETERS,
 ]
 
@@ -124,16 +126,17 @@ class DiscreteRobotNode(SimulatorNode):
         model, publish_description = described_model(self, values, package_config_path(DEFAULT_MODEL))
         self.model = model
         self.joints, self.effort_limits = model.joint_names, model.effort_limits
-        self.arm = FixedBaseWorld(model, values["integrator"], values["time_step"],
-                                  start_positions(self, model, values),
+        self.scene, height = scene_world(values["scene_file"], model, q0 := start_positions(self, model, values))
+        self.arm = FixedBaseWorld(model, values["integrator"], values["time_step"], q0,
                                   per_joint_values(values["initial_velocities"], np.zeros(model.dof),
-                                                   "initial_velocities", self.joints))
+                                                   "initial_velocities", self.joints), scene=self.scene)
         self.simulation = self.arm.simulation
         self.gains = {name: values[name] for name in ("kp", "kd")}
         self.effort = EffortCommand(np.arange(model.dof), self.effort_limits)
 
         self.broadcaster = JointStateBroadcaster(self, values["joint_states_topic"])
         self.energy_pub = self.create_publisher(Float64, ENERGY_TOPIC, STATE_QOS)
+        self.objects = ObjectPublisher(self, self.scene, height)
         if publish_description:
             self.create_publisher(String, "robot_description", LATCHED_QOS).publish(
                 String(data=robot_description(model)))
@@ -154,11 +157,9 @@ class DiscreteRobotNode(SimulatorNode):
             self.get_logger().info(line)
         self.start_simulation(values, hardware_id=model.name)
 
-    # ------------------------------------------------------------------------------------------ inputs
-
     def on_parameters_set(self, parameters: list[Parameter]) -> None:
-        """Validated by declare_parameters' guard before this runs; the gains apply from the next step (the
-        simulator takes real_time_factor)."""
+        """Validated by declare_parameters' guard first; gains apply from the next step (the simulator takes
+        real_time_factor)."""
         self.gains.update({p.name: p.value for p in parameters if p.name in self.gains})
 
     def on_effort(self, msg: Float64MultiArray) -> None:
@@ -173,8 +174,6 @@ class DiscreteRobotNode(SimulatorNode):
     def _joint_state(self) -> tuple[float, np.ndarray, np.ndarray]:
         """Simulated time (s), every joint's positions and velocities: what the controllers read."""
         return self.simulation.time, self.simulation.q, self.simulation.qd
-
-    # ------------------------------------------------------------------------------------------ simulation
 
     def torques(self, t: float, q: np.ndarray, qd: np.ndarray) -> np.ndarray:
         """The generalised forces held over the step starting at simulated time t, saturated at the limits."""
@@ -202,7 +201,7 @@ class DiscreteRobotNode(SimulatorNode):
             self.controller.take_over()
             self.tracking.controlled = self.controller.controlled
             self.tracking.take_over(self.simulation.q)
-        self.simulation.step(steps, self.torques if tracking else self.torques(self.world_time, None, None))
+        self.arm.step(steps, self.torques if tracking else self.torques(self.world_time, None, None))
 
     def on_step_failed(self) -> None:
         self._restart_commands(f"the simulation step failed at t = {self.simulation.time:.3f} s")
@@ -219,7 +218,7 @@ class DiscreteRobotNode(SimulatorNode):
         if request.set_base:
             raise InputError("set_base: this robot's base is fixed")
         q, qd = merged_joint_state(self.joints, request.joint_state, self.simulation.q, self.simulation.qd)
-        self.arm.reset(q, qd)
+        self.arm.set_state(q, qd)
         self._restart_commands(f"the state was set at t = {self.simulation.time:.3f} s")
         if self.hold_on_start:
             self.controller.hold()
@@ -236,9 +235,10 @@ class DiscreteRobotNode(SimulatorNode):
         self.broadcaster.publish(stamp, self.joints, simulation.q, simulation.qd, simulation.tau)
         self.energy_pub.publish(Float64(data=float(simulation.energy())))
         self.controller.tick(stamp, simulation.tau)
+        self.objects.publish(stamp)
 
     def moving_transforms(self):
-        return joint_transforms(self.model, self.simulation.q)
+        return [*joint_transforms(self.model, self.simulation.q), *object_transforms(self.scene, self.objects.height)]
 
     def static_transforms(self):
         return fixed_transforms(self.model)

@@ -1,0 +1,78 @@
+"""The scene's objects in discrete_robot_node: the ``scene_file`` parameter, the world it loads, the topics.
+
+Each object ``<name>`` (a scene file holds one, named ``object``) is published, stamped with simulated time, as
+``objects/<name>/pose`` (geometry_msgs/PoseStamped in ``world``, the table plane z = table height), a TF frame
+``object/<name>`` (child of ``world``) and its footprint's outline on ``objects/markers``
+(visualization_msgs/MarkerArray, line strips).
+"""
+
+import numpy as np
+from geometry_msgs.msg import PoseStamped
+from visualization_msgs.msg import Marker, MarkerArray
+
+from discrete_robot.errors import InputError, ModelError
+from discrete_robot.manipulation.arm import ArmFinger
+from discrete_robot.manipulation.scene import load_scene
+from discrete_robot.model.urdf import FrameTransform
+from discrete_robot.nodes.common import STATE_QOS, ParameterSpec, StartupError
+from discrete_robot.nodes.markers import color, marker, outline
+from discrete_robot.simulation.scene import SceneWorld
+
+SCENE_FILE = ParameterSpec("scene_file", "", "table scene (config/table_scene_*.yaml format) whose objects the "
+                                             "fingertip pushes in the physics steps; empty = no scene",
+                           read_only=True)
+#: the frame object poses are given in: the inertial frame, never prefixed
+WORLD_FRAME = "world"
+MARKERS_TOPIC = "objects/markers"
+
+
+def scene_world(path: str, model, q0) -> tuple[SceneWorld | None, float]:
+    """The scene of file ``path`` (none when empty) pushed by ``model``'s fingertip from joint positions q0, and
+    the table's height (m); StartupError (one line) when the file cannot serve."""
+    if not path:
+        return None, 0.0
+    try:
+        scene = load_scene(path)
+        return SceneWorld.from_scene(ArmFinger.in_scene(model, scene), scene, q0), scene.table.height
+    except (InputError, ModelError) as error:
+        raise StartupError(f"scene_file {path}: {error}") from None
+
+
+def object_transforms(world: SceneWorld | None, height: float) -> list[FrameTransform]:
+    """world -> object/<name> of every object (rotation about z by θ; translation x, y, table height, m)."""
+    if world is None:
+        return []
+    frames = []
+    for name, (x, y, theta) in world.poses.items():
+        c, s = np.cos(theta), np.sin(theta)
+        rotation = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+        frames.append(FrameTransform(WORLD_FRAME, f"object/{name}", rotation, np.array([x, y, height])))
+    return frames
+
+
+class ObjectPublisher:
+    """Publishes the objects' poses and outlines of ``world`` (a SceneWorld; None: nothing) on ``node``."""
+
+    def __init__(self, node, world: SceneWorld | None, height: float):
+        self.world, self.height = world, height
+        objects = [] if world is None else world.objects
+        self.poses = {item.name: node.create_publisher(PoseStamped, f"objects/{item.name}/pose", STATE_QOS)
+                      for item in objects}
+        self.markers = None if world is None else node.create_publisher(MarkerArray, MARKERS_TOPIC, STATE_QOS)
+
+    def publish(self, stamp) -> None:
+        """Every object's pose and outline, stamped ``stamp`` (simulated time)."""
+        if self.world is None:
+            return
+        outlines = MarkerArray()
+        for index, item in enumerate(self.world.objects):
+            x, y, theta = self.world.poses[item.name]
+            msg = PoseStamped()
+            msg.header.stamp, msg.header.frame_id = stamp, WORLD_FRAME
+            msg.pose.position.x, msg.pose.position.y, msg.pose.position.z = float(x), float(y), self.height
+            msg.pose.orientation.z, msg.pose.orientation.w = float(np.sin(theta / 2)), float(np.cos(theta / 2))
+            self.poses[item.name].publish(msg)
+            line = marker(f"objects/{item.name}", Marker.LINE_STRIP, stamp, WORLD_FRAME, 0.005, color(0.2, 0.4, 0.9))
+            line.id = index
+            outlines.markers.append(outline(line, self.world.poses[item.name], item.obj.footprint, self.height))
+        self.markers.publish(outlines)
