@@ -34,9 +34,9 @@ goal ends or is canceled. ``reset`` and ``set_state`` first end a running goal (
 clear effort commands; an effort command, or ``hold_on_start`` false, leaves the joints to the commanded (or no)
 torque.
 
-Services under ``simulation/``: pause, resume, step, reset, set_state (discrete_robot.nodes.simulator; reset
-puts the objects back). Bad input (NaN, wrong length, unknown joint name) is logged and ignored; invalid
-parameters, model or scene files stop the node at startup with the reason.
+Services under ``simulation/``: pause, resume, step, reset (objects too), set_state (and the objects it names;
+discrete_robot.nodes.simulator). Bad input (NaN, wrong length, unknown joint or object) is logged and ignored;
+invalid parameters, model or scene files stop the node at startup with the reason.
 """
 
 import numpy as np
@@ -70,7 +70,7 @@ from discrete_robot.nodes.joint_commands import TOPICS
 from discrete_robot.nodes.joint_state_broadcaster import JointStateBroadcaster
 from discrete_robot.nodes.jtc_parameters import CONTROLLER_PARAMETERS, CONTROLLERS_FILE, JOINTS
 from discrete_robot.nodes.parameters import model_file
-from discrete_robot.nodes.scene_objects import SCENE_FILE, ObjectPublisher, object_transforms, scene_world
+from discrete_robot.nodes.scene_objects import SCENE_FILE, ObjectPublisher, object_poses, object_transforms, scene_world
 from discrete_robot.nodes.simulator import SimulatorNode, simulator_parameters
 from discrete_robot.nodes.start_pose import START_POSE, start_positions
 from discrete_robot.simulation.fixed_base import FixedBaseWorld
@@ -218,7 +218,7 @@ class DiscreteRobotNode(SimulatorNode):
         if request.set_base:
             raise InputError("set_base: this robot's base is fixed")
         q, qd = merged_joint_state(self.joints, request.joint_state, self.simulation.q, self.simulation.qd)
-        self.arm.set_state(q, qd)
+        self.arm.set_state(q, qd, object_poses(request))
         self._restart_commands(f"the state was set at t = {self.simulation.time:.3f} s")
         if self.hold_on_start:
             self.controller.hold()

@@ -50,6 +50,22 @@ def object_transforms(world: SceneWorld | None, height: float) -> list[FrameTran
     return frames
 
 
+def object_poses(request) -> dict:
+    """The object poses of a SetSimulationState request: name -> (x, y, yaw) (m, rad; the yaw of the pose's
+    orientation about world z); InputError naming the field when the names and poses do not pair up."""
+    names, poses = list(request.object_names), list(request.object_poses)
+    if len(names) != len(poses) or len(set(names)) != len(names):
+        raise InputError(f"object_names/object_poses: {len(names)} names (each once) need as many poses, "
+                         f"got {len(poses)}")
+    return {name: (pose.position.x, pose.position.y, _yaw(pose.orientation))
+            for name, pose in zip(names, poses, strict=True)}
+
+
+def _yaw(q) -> float:
+    """The heading (rad) of the frame x axis a quaternion turns, projected on the world's x y plane."""
+    return float(np.arctan2(2.0 * (q.w * q.z + q.x * q.y), 1.0 - 2.0 * (q.y * q.y + q.z * q.z)))
+
+
 class ObjectPublisher:
     """Publishes the objects' poses and outlines of ``world`` (a SceneWorld; None: nothing) on ``node``."""
 

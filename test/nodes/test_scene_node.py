@@ -1,7 +1,7 @@
 """The scene inside discrete_robot_node (issue 38): the planar 2-link arm's table scene
 (config/table_scene_planar_2link.yaml, a 12 cm square at (1.1, 0, 0)) loaded with ``scene_file``; its pose is
-published stamped with simulated time, a reset puts it back, and a goal that drives the fingertip through it
-pushes it.
+published stamped with simulated time, set_state places it, a reset puts it back, and a goal that drives the
+fingertip through it pushes it.
 
 The arm is folded symmetrically (q = (-a, 2a)) so that its fingertip (a 2 cm sphere at link 2's tip; both links
 1 m) lies on the x axis at x = 2 cos a, the object's axis of symmetry: from x = 0.95 (clear of the object's
@@ -90,3 +90,30 @@ def test_a_bad_scene_file_is_refused_in_one_line(ros, tmp_path):
     log = node.log()
     fatal = [line for line in log.splitlines() if "[FATAL]" in line]
     assert "Traceback" not in log and len(fatal) == 1 and "scene_file" in fatal[0], log
+
+
+def test_set_state_places_a_named_object_and_refuses_an_unknown_one(ros):
+    from discrete_robot_interfaces.srv import SetSimulationState
+    from geometry_msgs.msg import Pose, PoseStamped
+
+    node = _start(ros)
+    poses = []
+    ros.node.create_subscription(PoseStamped, f"{NS}/objects/object/pose", poses.append, 100)
+    assert ros.spin_until(lambda: poses, 60.0), f"no object pose\n{ros.logs()}"
+    placed = Pose()
+    placed.position.x, placed.position.y = 1.3, 0.1
+    placed.orientation.z, placed.orientation.w = math.sin(0.25), math.cos(0.25)    # yaw 0.5 rad
+    request = SetSimulationState.Request(object_names=["object"], object_poses=[placed])
+    response = ros.call(SetSimulationState, f"{NS}/simulation/set_state", request)
+    assert response.success, response.message
+    count = len(poses)
+    assert ros.spin_until(lambda: len(poses) > count + 2, 30.0)
+    assert _pose(poses[-1]) == pytest.approx((1.3, 0.1, 0.5), abs=1e-12)
+
+    request.object_names = ["cup"]
+    response = ros.call(SetSimulationState, f"{NS}/simulation/set_state", request)
+    assert not response.success and "cup" in response.message and "object" in response.message, response.message
+    count = len(poses)
+    assert ros.spin_until(lambda: len(poses) > count + 2, 30.0)
+    assert _pose(poses[-1]) == pytest.approx((1.3, 0.1, 0.5), abs=1e-12), "a refused request moved the object"
+    assert node.alive()
