@@ -174,6 +174,8 @@ class SpaceRobotNode(SimulatorNode):
         self._restart(rest_state(self.robot))
 
     def set_world_state(self, request) -> None:
+        if request.object_names or request.object_poses:
+            raise InputError("object_names: the space robot's simulator has no scene, so no objects to place")
         current = self.simulator.sample()
         positions, rates = merged_joint_state(self.robot.dof_names, request.joint_state, current.joint_positions,
                                               current.state.joint_rates)

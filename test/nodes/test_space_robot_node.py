@@ -97,8 +97,10 @@ def test_bad_commands_are_ignored_and_external_wrenches_push_the_base(ros):
 
 def test_joint_velocities_and_efforts_are_published_and_a_zero_quaternion_is_refused(ros):
     """issues 26 and 22: joint_states carry the joint rates and the generalised forces (the torque command plus
-    the loads' share); set_state refuses an all-zero base orientation, which is no rotation."""
+    the loads' share); set_state refuses an all-zero base orientation, which is no rotation, and objects (issue
+    38: this simulator has no scene)."""
     from discrete_robot_interfaces.srv import SetSimulationState
+    from geometry_msgs.msg import Pose
     from sensor_msgs.msg import JointState
     from std_msgs.msg import Float64MultiArray
 
@@ -115,6 +117,10 @@ def test_joint_velocities_and_efforts_are_published_and_a_zero_quaternion_is_ref
     request.base_pose.orientation.w = 0.0
     refused = ros.call(SetSimulationState, "space_robot/simulation/set_state", request)
     assert not refused.success and "base_pose.orientation: a zero quaternion" in refused.message, refused.message
+
+    objects = ros.call(SetSimulationState, "space_robot/simulation/set_state",
+                       SetSimulationState.Request(object_names=["box"], object_poses=[Pose()]))
+    assert not objects.success and objects.message.startswith("object_names: "), objects.message
 
 
 def test_momentum_drift_is_net_of_the_impulse_of_the_paper_loads(ros):
