@@ -56,8 +56,9 @@ class FixedBaseWorld:
             self.scene.set_state(self.simulation.q, placed)
 
     def diagnostic_values(self) -> dict[str, float]:
-        """Energy (J), its change since the start or the last reset, the energy the joint stops removed, and the
-        mean Newton iterations per step since the last call."""
+        """Energy (J), its change since the start or the last reset, the energy the joint stops removed, the
+        mean Newton iterations per step since the last call, and the model's size (DOF, mimic joints), which sets
+        a step's cost."""
         sim = self.simulation
         energy = sim.energy()
         iterations, time = self._diagnosed
@@ -65,4 +66,5 @@ class FixedBaseWorld:
         self._diagnosed = (sim.newton_iterations, sim.time)
         return {"energy_J": energy, "energy_change_since_start_J": energy - self.energy0,
                 "energy_removed_by_joint_stops_J": sim.stop_energy,
-                "newton_iterations_per_step": (sim.newton_iterations - iterations) / steps if steps else 0.0}
+                "newton_iterations_per_step": (sim.newton_iterations - iterations) / steps if steps else 0.0,
+                "dof": float(self.model.dof), "mimic_joints": float(len(self.model.mimic))}

@@ -331,9 +331,9 @@ class SimulationRuntime:
                   "step_cost_s": self.step_cost, "time_step_s": self.time_step, "sim_time_s": sim_now,
                   "steps": float(self._steps), "failed_steps": float(self._failed_steps),
                   "resets": float(self._resets), **self.diagnostic_values()}
-        return *self._level(achieved, was_running), values
+        return *self._level(achieved, was_running, values), values
 
-    def _level(self, achieved: float, was_running: bool) -> tuple[Level, str]:
+    def _level(self, achieved: float, was_running: bool, values: dict[str, float]) -> tuple[Level, str]:
         """Level and message, worst first: ERROR for a step that failed since the last report, and while paused
         after a failure (with its reason); WARN while behind the requested real-time factor over the last window
         (a late tick is made up by the next: RealTimePacer) or, following a clock, behind the followed time; OK
@@ -350,8 +350,8 @@ class SimulationRuntime:
         if was_running and self.real_time_factor > 0.0 and achieved < 0.9 * self.real_time_factor \
                 and not self.follow_clock:
             self.warn_behind(f"the simulation runs at {achieved:.2f}x real time, below the requested "
-                             f"real_time_factor {self.real_time_factor:g}; lower real_time_factor, raise time_step "
-                             "or lower publish_rate")
+                             f"real_time_factor {self.real_time_factor:g}: {self._cost_against_budget(values)}; "
+                             "lower real_time_factor, raise time_step or lower publish_rate")
             return Level.WARN, (f"behind real time: {achieved:.2f}x, below the requested "
                                 f"real_time_factor {self.real_time_factor:g}")
         if lag > FOLLOWER_LAG_PERIODS / self.publish_rate:
@@ -359,3 +359,13 @@ class SimulationRuntime:
         if self._failed_steps:
             return Level.WARN, f"running; {self._failed_steps} failed step(s) since start"
         return Level.OK, "running"
+
+    def _cost_against_budget(self, values: dict[str, float]) -> str:
+        """What keeping up asks for: a step's wall time against time_step / real_time_factor, and the model's size
+        where the world reports it (``dof`` and ``mimic_joints`` among its diagnostic values), which sets the
+        step's cost."""
+        size = ", ".join(f"{values[key]:.0f} {label}"
+                         for key, label in (("dof", "DOF"), ("mimic_joints", "mimic joints")) if key in values)
+        return (f"a step costs {1e3 * self.step_cost:.3f} ms of wall time, against a budget of "
+                f"{1e3 * self.time_step / self.real_time_factor:.3f} ms (time_step / real_time_factor)"
+                + (f" for a model of {size}" if size else ""))

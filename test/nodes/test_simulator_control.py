@@ -3,6 +3,7 @@ behind it (also with use_sim_time), one clock for the system (a follower at its 
 both robots, pause / step / reset / set_state, /diagnostics. No assertion on wall-clock speed: a loaded machine
 makes these tests wait longer, it does not fail them."""
 
+import re
 import time
 
 import numpy as np
@@ -189,6 +190,10 @@ def test_a_world_that_cannot_keep_up_says_so_and_keeps_serving(ros):
     assert 0.0 < values["real_time_factor_achieved"] < 90.0
     ros.spin_until(lambda: "below the requested real_time_factor 100" in node.log(), 10.0)
     assert "below the requested real_time_factor 100" in node.log()
+    # issue 35: the warning says what costs the time: the step against its budget, and the model's size
+    assert re.search(r"a step costs \d+\.\d{3} ms of wall time, against a budget of 0\.001 ms \(time_step / "
+                     r"real_time_factor\) for a model of \d+ DOF, 0 mimic joints", node.log()), node.log()
+    assert values["dof"] >= 1.0 and values["mimic_joints"] == 0.0
     assert ros.call(Trigger, "simulation/pause", Trigger.Request()).success
     first = ros.wait_for_message("/clock", Clock, timeout=10.0)
     stopped = {ros.seconds(m.clock) for _, m in ros.collect_until("/clock", Clock, lambda r: len(r) >= 5, 30.0)}
