@@ -116,9 +116,11 @@ def _planar_planner():
 
 
 def min_time() -> None:
-    """The trajectory planner's minimum-time plan on the planar arm (the reachability passes)."""
+    """The trajectory planner's minimum-time plan and a retimed path on the planar arm (the reachability passes,
+    general and in squared speeds)."""
     planner, waypoints = _planar_planner()
     planner.plan(waypoints)
+    planner.retime(np.linspace(*waypoints, 5), effort_scale=1.0)
 
 
 def min_effort() -> None:
