@@ -73,6 +73,8 @@ from discrete_robot.nodes.parameters import (
 )
 from discrete_robot.nodes.plan_messages import PATH_TOPIC, path_markers, tool_point, trajectory_msg
 from discrete_robot.nodes.qos import LATCHED_QOS, STATE_QOS
+from discrete_robot.nodes.retime_service import SERVICE as RETIME_SERVICE
+from discrete_robot.nodes.retime_service import RetimeTrajectory, retime_response
 from discrete_robot.nodes.spin import node_main
 from discrete_robot.nodes.work_lanes import Lane
 from discrete_robot.planning.planner import ArmState, PlannerSettings, TrajectoryPlanner
@@ -167,6 +169,7 @@ class TrajectoryPlannerNode(GuardedNode):
                                           callback_group=ReentrantCallbackGroup())
         self.lanes = {method: Lane(self, method) for method in ("min_time", "min_effort")}
         self.create_service(PlanTrajectory, "plan_trajectory", self.on_plan, callback_group=ReentrantCallbackGroup())
+        self.create_service(RetimeTrajectory, RETIME_SERVICE, lambda req, res: retime_response(self.planner, req, res))
         self.get_logger().info(f"planning for '{model.name}' ({', '.join(model.joint_names)})")
 
     def on_joint_states(self, msg: JointState) -> None:
