@@ -11,10 +11,13 @@ from geometry_msgs.msg import PoseStamped
 from visualization_msgs.msg import Marker, MarkerArray
 
 from discrete_robot.errors import InputError, ModelError
+from discrete_robot.geometry2d import yaw_quaternion
+from discrete_robot.geometry3d import rotation_about
 from discrete_robot.manipulation.arm import ArmFinger
 from discrete_robot.manipulation.scene import load_scene
 from discrete_robot.model.urdf import FrameTransform
 from discrete_robot.nodes.common import STATE_QOS, ParameterSpec, StartupError
+from discrete_robot.nodes.conversions import pose_msg
 from discrete_robot.nodes.markers import color, marker, outline
 from discrete_robot.simulation.scene import SceneWorld
 
@@ -24,6 +27,8 @@ SCENE_FILE = ParameterSpec("scene_file", "", "table scene (config/table_scene_*.
 #: the frame object poses are given in: the inertial frame, never prefixed
 WORLD_FRAME = "world"
 MARKERS_TOPIC = "objects/markers"
+#: the world's z axis, about which an object turns on its table
+UP = np.array([0.0, 0.0, 1.0])
 
 
 def scene_world(path: str, model, q0) -> tuple[SceneWorld | None, float]:
@@ -42,12 +47,8 @@ def object_transforms(world: SceneWorld | None, height: float) -> list[FrameTran
     """world -> object/<name> of every object (rotation about z by θ; translation x, y, table height, m)."""
     if world is None:
         return []
-    frames = []
-    for name, (x, y, theta) in world.poses.items():
-        c, s = np.cos(theta), np.sin(theta)
-        rotation = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
-        frames.append(FrameTransform(WORLD_FRAME, f"object/{name}", rotation, np.array([x, y, height])))
-    return frames
+    return [FrameTransform(WORLD_FRAME, f"object/{name}", rotation_about(UP, theta), np.array([x, y, height]))
+            for name, (x, y, theta) in world.poses.items()]
 
 
 def object_poses(request) -> dict:
@@ -83,10 +84,8 @@ class ObjectPublisher:
         outlines = MarkerArray()
         for index, item in enumerate(self.world.objects):
             x, y, theta = self.world.poses[item.name]
-            msg = PoseStamped()
+            msg = PoseStamped(pose=pose_msg((x, y, self.height), yaw_quaternion(theta)))
             msg.header.stamp, msg.header.frame_id = stamp, WORLD_FRAME
-            msg.pose.position.x, msg.pose.position.y, msg.pose.position.z = float(x), float(y), self.height
-            msg.pose.orientation.z, msg.pose.orientation.w = float(np.sin(theta / 2)), float(np.cos(theta / 2))
             self.poses[item.name].publish(msg)
             line = marker(f"objects/{item.name}", Marker.LINE_STRIP, stamp, WORLD_FRAME, 0.005, color(0.2, 0.4, 0.9))
             line.id = index
