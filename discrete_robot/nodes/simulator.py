@@ -222,16 +222,17 @@ class SimulatorNode(GuardedNode, SimulationRuntime):
         return response
 
     def _on_step(self, request, response):
-        """Accepted at once: the steps are owed and taken on the next ticks (a tick's share each, so services,
-        parameters and signals are served meanwhile); ``sim_time`` is the time they reach. A pause, a resume or
-        a reset drops the steps still owed."""
-        refused, target = self.request_steps(request.steps)
+        """``steps`` steps, or (``steps`` 0) those that reach ``duration``. Accepted at once: the steps are owed
+        and taken on the next ticks (a tick's share each, so services, parameters and signals are served
+        meanwhile); ``sim_time`` is the time they reach. A pause, a resume or a reset drops the steps still owed."""
+        steps = request.steps or self.steps_for(request.duration.sec + request.duration.nanosec * 1e-9)
+        refused, target = self.request_steps(steps)
         if refused:
             response.success, response.message = False, refused
             return response
         response.success = True
-        response.message = (f"accepted: {request.steps} x {self.time_step:g} s; {self.pending_steps} steps to come "
-                            f"on the next ticks, to t = {target:.6f} s")
+        response.message = (f"accepted: {steps} x {self.time_step:g} s; {self.pending_steps} steps to come on the "
+                            f"next ticks, to t = {target:.6f} s")
         response.sim_time = time_msg(target)
         return response
 

@@ -71,8 +71,11 @@ class TickGrid:
         return True
 
     def steps_to_line(self, time: float, time_step: float) -> int:
-        """Steps of ``time_step`` from simulated time ``time`` to the next line (at least one)."""
-        return max(1, int(np.ceil((self.next - time) / time_step - 1e-9)))
+        """Steps of ``time_step`` from simulated time ``time`` to the next line (at least one). A line within
+        FOLLOW_TOLERANCE_S past a step is reached by that step, as :meth:`due` counts it: the time is a sum of
+        steps and the line a sum of periods, whose round-off (1e-9 of a step after 10⁴ steps) would otherwise
+        add a step or not by where the count started, and the lines would move with the wall clock's ticks."""
+        return max(1, int(np.ceil((self.next - FOLLOW_TOLERANCE_S - time) / time_step)))
 
     def restart(self, time: float) -> None:
         """Lines from simulated time ``time`` on (a resume: a paused world published on every tick)."""

@@ -190,7 +190,11 @@ class SimulationRuntime:
             # a follower must reach the leader's time, so it drops nothing; it catches up over several ticks
             self._advance(min(steps, MAX_CATCH_UP_TICKS * int(np.ceil(1.0 / (self.publish_rate * self.time_step)))))
         elif steps < 0:
-            self._advance_within(sys.maxsize, start + AS_FAST_AS_POSSIBLE_SHARE / self.publish_rate)
+            # on the publish grid too: the states published (and the controllers' updates at them) fall on the
+            # same simulated times at any real-time factor
+            self._advance_on_grid(sys.maxsize, start + AS_FAST_AS_POSSIBLE_SHARE / self.publish_rate)
+            self._keep_alive()
+            return
         else:
             # as much wall time as the simulated time the tick makes up (a late tick owes several periods), at least
             # a period: steps are dropped only when stepping is slower than the requested real-time factor
@@ -207,27 +211,32 @@ class SimulationRuntime:
             self.publish_all(tf=self.world_time != self._published_time)
 
     def _take_requested_steps(self) -> None:
-        """A paused tick's share of the steps owed to ``step`` requests (as a real_time_factor 0 tick takes), then
-        the state at the time reached; a failed step drops the rest."""
+        """A paused tick's share of the steps owed to ``step`` requests (as a real_time_factor 0 tick takes),
+        published on the grid as a running world is, and the state at the time they reach once all are taken (so
+        the samples are the same however the ticks fall); a failed step drops the rest."""
         deadline = time.perf_counter() + AS_FAST_AS_POSSIBLE_SHARE / self.publish_rate
         failures = self._failed_steps
-        taken = self._advance_within(self._pending_steps, deadline)
+        taken = self._advance_on_grid(self._pending_steps, deadline)
         self._pending_steps = 0 if self._failed_steps > failures else self._pending_steps - taken
-        self.publish_all(tf=taken > 0)
+        if not self._pending_steps and self._published_time != self.world_time:
+            self.publish_all()
 
-    def _advance_on_grid(self, steps: int, deadline: float) -> None:
+    def _advance_on_grid(self, steps: int, deadline: float) -> int:
         """Advance by up to ``steps`` before ``deadline`` (as :meth:`_advance_within`), publishing at each line of
-        the publish grid the world reaches. The deadline is for stepping: the time spent publishing moves it."""
-        while steps > 0:
-            chunk = min(steps, self._grid.steps_to_line(self.world_time, self.time_step))
+        the publish grid the world reaches. The deadline is for stepping: the time spent publishing moves it.
+        Returns the steps taken."""
+        taken = 0
+        while taken < steps:
+            chunk = min(steps - taken, self._grid.steps_to_line(self.world_time, self.time_step))
             done = self._advance_within(chunk, deadline)
-            steps -= chunk
+            taken += done
             if self._grid.due(self.world_time):
                 published = time.perf_counter()
                 self.publish_all()
                 deadline += time.perf_counter() - published
             if done < chunk:
-                return
+                break
+        return taken
 
     def _advance_within(self, steps: int, deadline: float) -> int:
         """Advance by up to ``steps``, in chunks sized from the measured step cost, until ``deadline``
@@ -307,6 +316,10 @@ class SimulationRuntime:
         self._pending_steps = bounded_count(self._pending_steps + steps, MAX_STEP_REQUEST, "steps",
                                             "MAX_STEP_REQUEST", f"{self._pending_steps} steps are still to come")
         return None, self.world_time + self._pending_steps * self.time_step
+
+    def steps_for(self, seconds: float) -> int:
+        """The whole steps that reach at least ``seconds`` (s) of simulated time (0 for none)."""
+        return max(0, int(np.ceil(seconds / self.time_step - 1e-9)))
 
     @property
     def pending_steps(self) -> int:
