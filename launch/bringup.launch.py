@@ -18,7 +18,8 @@ from discrete_robot.ros.launch_support import foxglove_arguments, foxglove_bridg
 
 #: each include: the bringup arguments it forwards, and fixed arguments
 CAPABILITIES = {
-    "discrete_robot.launch.py": (("model_file", "publish_tf"), {}),
+    # the object manipulation_node pushes lives in the arm's simulator: the arm's own scene
+    "discrete_robot.launch.py": (("model_file", "publish_tf"), {"scene_file": "default"}),
     "trajectory_planner.launch.py": (("model_file",), {}),
     "space_robot.launch.py": (("publish_tf",), {"publish_clock": "false"}),
     "push_predictor.launch.py": ((), {}),

@@ -343,6 +343,7 @@ def _trajectory_succeeded(answer) -> bool:
 
 
 ARM_READY = [-0.5, 1.0]     # config/table_scene_planar_2link.yaml (the manipulation node's default arm)
+ARM_OBJECT_X = 1.1          # m, the same scene's object start (x, 0, 0)
 
 
 def arm_ready_state():
@@ -350,6 +351,19 @@ def arm_ready_state():
     from sensor_msgs.msg import JointState
 
     return JointState(name=ARM_JOINTS, position=ARM_READY)
+
+
+def object_start_pose():
+    """The object where the manipulation node's scene starts it, as the arm's simulator would publish it."""
+    from geometry_msgs.msg import PoseStamped
+
+    located = PoseStamped()
+    located.pose.position.x, located.pose.orientation.w = ARM_OBJECT_X, 1.0
+    return located
+
+
+#: what the manipulation node perceives before the cases (it runs without the arm's simulator)
+ARM_AND_OBJECT = (("joint_states", arm_ready_state), ("objects/object/pose", object_start_pose))
 
 
 @st.composite
@@ -405,7 +419,7 @@ class Target:
     interface: str               # "pkg.srv:Type", "pkg.action:Type" or "pkg.msg:Type"
     heartbeat: str | None = None
     heartbeat_interface: str = "sensor_msgs.msg:JointState"
-    #: (topic, message factory): published once the node is up, before the cases, until the heartbeat shows
+    #: (topic, message factory) pairs: published once the node is up, before the cases, until the heartbeat shows
     primer: tuple | None = None
     #: s an answer may take at least (a push goal that plans takes up to the node's planning budget)
     timeout: float = 0.0
@@ -438,10 +452,10 @@ TARGETS = [
     Target("space_robot/external_wrench", "space_robot_node", space_wrench(), "topic",
            "geometry_msgs.msg:WrenchStamped", "space_robot/joint_states"),
     Target("push_object", "manipulation_node", push_object(), "action", "discrete_robot_interfaces.action:PushObject",
-           "manipulation/object_pose", "geometry_msgs.msg:PoseStamped", primer=("joint_states", arm_ready_state),
+           "manipulation/markers", "visualization_msgs.msg:MarkerArray", primer=ARM_AND_OBJECT,
            timeout=15.0, params={"planning_timeout": 3.0}),
     Target("joint_states", "manipulation_node", arm_joint_states(), "topic", "sensor_msgs.msg:JointState",
-           "manipulation/object_pose", "geometry_msgs.msg:PoseStamped", primer=("joint_states", arm_ready_state)),
+           "manipulation/markers", "visualization_msgs.msg:MarkerArray", primer=ARM_AND_OBJECT),
     Target("joint_trajectory_controller/follow_joint_trajectory", "discrete_robot_node",
            well_formed_or_any(follow_joint_trajectory), "action", "control_msgs.action:FollowJointTrajectory",
            "joint_states", succeeded=_trajectory_succeeded, params={"goal_time_tolerance": 0.5}, max_cases=1000,
@@ -450,8 +464,8 @@ TARGETS = [
            "storm", "control_msgs.action:FollowJointTrajectory", "joint_states", succeeded=_trajectory_succeeded,
            params={"goal_time_tolerance": 0.5}, max_cases=300, smoke_cases=10),
     Target("push_object storm", "manipulation_node", storm(push_at_start()), "storm",
-           "discrete_robot_interfaces.action:PushObject", "manipulation/object_pose", "geometry_msgs.msg:PoseStamped",
-           primer=("joint_states", arm_ready_state), max_cases=300, smoke_cases=10),
+           "discrete_robot_interfaces.action:PushObject", "manipulation/markers", "visualization_msgs.msg:MarkerArray",
+           primer=ARM_AND_OBJECT, max_cases=300, smoke_cases=10),
     Target("predict_push load", "push_predictor_node", st.just(None), "load",
            "discrete_robot_interfaces.srv:PredictPush", max_cases=1, smoke_cases=0),
     Target("simulation services", "discrete_robot_node", simulator_call(), "calls", "", "joint_states"),
@@ -520,10 +534,10 @@ def fuzz_target(session, workdir: Path, target: Target, cases: int, timeout: flo
             session.wait_for_service(interface, target.name, timeout=START_S)
         if target.primer is not None:
             # sent until the node shows it arrived: a restarted node may not be matched yet when it is first sent
-            topic, message = target.primer
             deadline = time.monotonic() + START_S
             while True:
-                session.publish(topic, message(), wait_for_subscriber=START_S)
+                for topic, message in target.primer:
+                    session.publish(topic, message(), wait_for_subscriber=START_S)
                 try:
                     session.wait_for_message(target.heartbeat, heartbeat, timeout=1.0)
                     break

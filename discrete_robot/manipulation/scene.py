@@ -127,8 +127,19 @@ def scene_for(model) -> TableScene:
     return load_scene(path) if path.exists() else default_scene(model)
 
 
+def scene_data_for(model) -> dict:
+    """The mapping of :func:`scene_for`'s scene, as a scene file holds it (to write one with changes)."""
+    path = scene_path_for(model.name)
+    return load_yaml(path, "scene file") if path.exists() else default_scene_data(model)
+
+
 def default_scene(model, seed: int = 0) -> TableScene:
-    """A table derived from the arm's reach, for an arm without a scene file.
+    """:func:`default_scene_data`'s scene."""
+    return scene_from_dict(default_scene_data(model, seed), f"default scene of '{model.name}'")
+
+
+def default_scene_data(model, seed: int = 0) -> dict:
+    """A table derived from the arm's reach, for an arm without a scene file (as a scene file's mapping).
 
     R is the largest horizontal distance of the fingertip from the base over REACH_SAMPLES configurations
     drawn uniformly within the joint limits (±π where a revolute joint has none). The table spans
@@ -170,9 +181,8 @@ def default_scene(model, seed: int = 0) -> TableScene:
         with contextlib.suppress(InfeasibleError):       # unreachable exactly: the sample itself is ready
             ready = joint_path(model, tool, [[*behind, height]], ready, rotations[nearest])[0]
         height -= tip.radius + clearance
-    data = {"table": {"x": [float(base[0] + TABLE_X[0] * reach), float(base[0] + TABLE_X[1] * reach)],
+    return {"table": {"x": [float(base[0] + TABLE_X[0] * reach), float(base[0] + TABLE_X[1] * reach)],
                       "y": [float(base[1] - TABLE_HALF_WIDTH * reach), float(base[1] + TABLE_HALF_WIDTH * reach)],
                       "height": height},
             "arm_ready_positions": np.asarray(ready).tolist(), "finger_clearance": clearance,
             "object": {**DEFAULT_OBJECT, "start_pose": [float(center[0]), float(center[1]), 0.0]}}
-    return scene_from_dict(data, f"default scene of '{model.name}'")

@@ -126,7 +126,8 @@ class DiscreteRobotNode(SimulatorNode):
         model, publish_description = described_model(self, values, package_config_path(DEFAULT_MODEL))
         self.model = model
         self.joints, self.effort_limits = model.joint_names, model.effort_limits
-        self.scene, height = scene_world(values["scene_file"], model, q0 := start_positions(self, model, values))
+        self.scene, height = scene_world(values["scene_file"], model, q0 := start_positions(self, model, values),
+                                         self.get_logger().warning)
         self.arm = FixedBaseWorld(model, values["integrator"], values["time_step"], q0,
                                   per_joint_values(values["initial_velocities"], np.zeros(model.dof),
                                                    "initial_velocities", self.joints), scene=self.scene)

@@ -21,6 +21,16 @@ PARAMETERS = [
                   value_range=(1e-4, 1.0)),
     ParameterSpec("angle_tolerance", 0.0873, "goal angle tolerance, rad (5 degrees)", check=positive,
                   value_range=(1e-4, 3.2)),
+    ParameterSpec("object_name", "object", "the object pushed: its pose is read from objects/<object_name>/pose, "
+                                           "as the arm's simulator (scene_file) publishes it", check=ros_name(),
+                  read_only=True),
+    ParameterSpec("simulation_namespace", "simulation", "the arm's simulator's control services "
+                  "(<simulation_namespace>/pause, resume, set_state): a push starts from the paused world; empty = "
+                  "no lockstep (the push starts from the last state received: not reproducible)",
+                  check=ros_name(empty=True), read_only=True),
+    ParameterSpec("max_attempts", 3, "plans and executions per goal: an attempt whose object misses the goal is "
+                                     "followed by a new plan from where it stopped", check=positive,
+                  value_range=(1, 20)),
     ParameterSpec("controller_name", "joint_trajectory_controller", "the arm's action is "
                   "<controller_name>/follow_joint_trajectory", check=ros_name(), read_only=True),
     ParameterSpec("planning_timeout", 60.0, "wall-clock budget of planning one goal, s (a plan takes seconds "
@@ -29,6 +39,7 @@ PARAMETERS = [
     ParameterSpec("execution_timeout", 10.0, "wall-clock seconds without feedback from the arm after which its "
                   "goal is canceled (a slow simulator is waited for as long as it makes progress)", check=positive,
                   value_range=(0.1, 3600.0)),
-    ParameterSpec("publish_rate", 20.0, "object pose, TF and markers, Hz", check=positive,
+    ParameterSpec("publish_rate", 20.0, "markers (table, fingertip, goal, planned and executed paths), Hz",
+                  check=positive,
                   value_range=(0.1, 1000.0), read_only=True),
 ]

@@ -61,10 +61,11 @@ def push_markers(footprint: np.ndarray, step: PushStep, pusher_radius: float, st
     return MarkerArray(markers=markers)
 
 
-def scene_markers(scene, footprint: np.ndarray, pose, finger, finger_radius: float, finger_height: float,
+def scene_markers(scene, footprint: np.ndarray, finger, finger_radius: float, finger_height: float,
                   goal_pose, planned_poses, trace: list[Point], stamp, frame: str) -> MarkerArray:
-    """manipulation_node's view: the table, the object's outline at ``pose``, the fingertip, the goal pose (when
-    given), the planned object path (when it has two poses or more) and the executed one (``trace``)."""
+    """manipulation_node's view: the table, the fingertip, the goal pose (when given), the planned object path
+    (when it has two poses or more) and the executed one (``trace``); the object itself is the simulator's
+    (objects/markers)."""
     z = scene.table.height
 
     def line(ns: str, tint: ColorRGBA) -> Marker:
@@ -75,7 +76,7 @@ def scene_markers(scene, footprint: np.ndarray, pose, finger, finger_radius: flo
     table.points = [Point(x=x, y=y, z=z) for x, y in ((x0, y0), (x1, y0), (x1, y1), (x0, y1), (x0, y0))]
     tip = marker("manipulation/fingertip", Marker.SPHERE, stamp, frame, 2 * finger_radius, color(1.0, 0.2, 0.1))
     tip.pose.position = Point(x=float(finger[0]), y=float(finger[1]), z=float(finger_height))
-    markers = [table, outline(line("manipulation/object", color(0.2, 0.4, 1.0)), pose, footprint, z), tip]
+    markers = [table, tip]
     if goal_pose is not None:
         markers.append(outline(line("manipulation/goal", color(0.1, 0.8, 0.2)), goal_pose, footprint, z))
     if planned_poses is not None and len(planned_poses) > 1:

@@ -1,46 +1,25 @@
-"""manipulation_node's messages: the object's pose, the finger motion as the arm's goal, push_object's result."""
+"""manipulation_node's messages: the finger motion as the arm's goal, push_object's result."""
 
 import numpy as np
 from builtin_interfaces.msg import Duration
 from control_msgs.action import FollowJointTrajectory
-from geometry_msgs.msg import Point, PointStamped, Pose2D, PoseStamped, TransformStamped, Vector3
-from tf2_msgs.msg import TFMessage
+from geometry_msgs.msg import Pose2D
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
-from discrete_robot.geometry2d import yaw_quaternion
 from discrete_robot.manipulation.push_to_pose import PushMotion, path_difference, pose_error
-from discrete_robot.model.urdf import WORLD_FRAME
-from discrete_robot.nodes.conversions import quaternion_msg, seconds_to_duration_fields
-
-OBJECT_FRAME = "object"
+from discrete_robot.nodes.conversions import seconds_to_duration_fields
 
 
 def pose2d(pose) -> Pose2D:
     return Pose2D(x=float(pose[0]), y=float(pose[1]), theta=float(pose[2]))
 
 
-def object_messages(pose, finger, finger_height: float, table_height: float,
-                    stamp) -> tuple[PoseStamped, PointStamped, TFMessage]:
-    """The object's planar ``pose`` (x, y, θ) on the table as a PoseStamped and as the TF frame ``object``, and the
-    fingertip centre (``finger`` x, y at ``finger_height``), in ``world``, stamped ``stamp``."""
-    x, y, theta = (float(v) for v in pose)
-    rotation = quaternion_msg(yaw_quaternion(theta))
-    msg = PoseStamped()
-    msg.header.stamp, msg.header.frame_id = stamp, WORLD_FRAME
-    msg.pose.position = Point(x=x, y=y, z=table_height)
-    msg.pose.orientation = rotation
-    tip = PointStamped(point=Point(x=float(finger[0]), y=float(finger[1]), z=float(finger_height)))
-    tip.header = msg.header
-    transform = TransformStamped(child_frame_id=OBJECT_FRAME)
-    transform.header = msg.header
-    transform.transform.translation = Vector3(x=x, y=y, z=table_height)
-    transform.transform.rotation = rotation
-    return msg, tip, TFMessage(transforms=[transform])
-
-
-def finger_motion_goal(joint_names, motion: PushMotion) -> FollowJointTrajectory.Goal:
-    """The finger motion's joint trajectory (positions and velocities at its times) as the arm's goal."""
+def finger_motion_goal(joint_names, motion: PushMotion, start_ns: int | None = None) -> FollowJointTrajectory.Goal:
+    """The finger motion's joint trajectory (positions and velocities at its times) as the arm's goal, starting at
+    simulated time ``start_ns`` (ns; None: when the controller takes it, JTC's zero stamp)."""
     trajectory = JointTrajectory(joint_names=list(joint_names))
+    if start_ns is not None:
+        trajectory.header.stamp.sec, trajectory.header.stamp.nanosec = divmod(int(start_ns), 1_000_000_000)
     for t, q, qd in zip(motion.trajectory.t, motion.trajectory.q, motion.trajectory.qd, strict=True):
         sec, nanosec = seconds_to_duration_fields(float(t), "finger motion time")
         trajectory.points.append(JointTrajectoryPoint(positions=q.tolist(), velocities=qd.tolist(),
@@ -68,3 +47,13 @@ def report(result, final, goal_pose, motion: PushMotion | None, executed: list[n
                       f"{np.degrees(angle):.2f} deg off after {len(motion.plan.pushes)} push(es); executed path "
                       f"within {result.planned_vs_executed_position:.4f} m, "
                       f"{np.degrees(result.planned_vs_executed_angle):.2f} deg of the plan")
+
+
+def arm_failure(arm_result, action: str, timeout_s: float) -> str | None:
+    """Why the arm's goal failed (its FollowJointTrajectory result; None: no progress within ``timeout_s`` and
+    canceled), or None when it succeeded."""
+    if arm_result is None:
+        return f"no progress from {action} in execution_timeout = {timeout_s:g} s; goal canceled"
+    if arm_result.result.error_code != FollowJointTrajectory.Result.SUCCESSFUL:
+        return f"the arm failed ({arm_result.result.error_code}): {arm_result.result.error_string}"
+    return None

@@ -6,12 +6,11 @@ from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPo
 LATCHED_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
 #: joint states, poses, commands: the ROS default (reliable, volatile, depth 10).
 STATE_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.VOLATILE)
-#: a simulator's joint_states, on both ends: a simulator whose tick came late catches up and publishes the states
-#: of the time it missed at once (180 after a tick 1.8 s late on a loaded machine), and a reader that integrates
-#: every state (manipulation_node's object follows every fingertip move) needs them all. With depth 10 the
-#: writer's history no longer held what a busy reader had not yet acknowledged, nor the reader's queue what its
-#: callback had not yet taken: states were lost, the fingertip jumped along the chord of its path, and a
-#: push-to-pose beside the test suite missed its goal by 46 degrees. 1000 states are 10 s at 100 Hz.
+#: a simulator's joint_states and object poses, on both ends: a simulator whose tick came late catches up and
+#: publishes the states of the time it missed at once (180 after a tick 1.8 s late on a loaded machine), and a
+#: reader that needs every sample (an executive reading the object's pose at a given simulated time, a recorder)
+#: needs them all. With depth 10 the writer's history no longer held what a busy reader had not yet acknowledged,
+#: nor the reader's queue what its callback had not yet taken, and states were lost. 1000 states are 10 s at 100 Hz.
 JOINT_STATE_QOS = QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE,
                              durability=DurabilityPolicy.VOLATILE)
 #: service requests: KEEP_LAST would silently drop a request once a busy service has ``depth`` outstanding (the

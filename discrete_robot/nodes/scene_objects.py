@@ -14,16 +14,19 @@ from discrete_robot.errors import InputError, ModelError
 from discrete_robot.geometry2d import yaw_quaternion
 from discrete_robot.geometry3d import rotation_about
 from discrete_robot.manipulation.arm import ArmFinger
-from discrete_robot.manipulation.scene import load_scene
+from discrete_robot.manipulation.scene import load_scene, scene_for
 from discrete_robot.model.urdf import FrameTransform
-from discrete_robot.nodes.common import STATE_QOS, ParameterSpec, StartupError
+from discrete_robot.nodes.common import JOINT_STATE_QOS, STATE_QOS, ParameterSpec, StartupError
 from discrete_robot.nodes.conversions import pose_msg
 from discrete_robot.nodes.markers import color, marker, outline
 from discrete_robot.simulation.scene import SceneWorld
 
+#: scene_file's value for the arm's own scene, as manipulation_node finds it
+ARM_SCENE = "default"
 SCENE_FILE = ParameterSpec("scene_file", "", "table scene (config/table_scene_*.yaml format) whose objects the "
-                                             "fingertip pushes in the physics steps; empty = no scene",
-                           read_only=True)
+                                             f"fingertip pushes in the physics steps; {ARM_SCENE!r} = the arm's own "
+                                             "(config/table_scene_<model name>.yaml, else derived from its reach); "
+                                             "empty = no scene", read_only=True)
 #: the frame object poses are given in: the inertial frame, never prefixed
 WORLD_FRAME = "world"
 MARKERS_TOPIC = "objects/markers"
@@ -31,15 +34,20 @@ MARKERS_TOPIC = "objects/markers"
 UP = np.array([0.0, 0.0, 1.0])
 
 
-def scene_world(path: str, model, q0) -> tuple[SceneWorld | None, float]:
-    """The scene of file ``path`` (none when empty) pushed by ``model``'s fingertip from joint positions q0, and
-    the table's height (m); StartupError (one line) when the file cannot serve."""
+def scene_world(path: str, model, q0, warn) -> tuple[SceneWorld | None, float]:
+    """The scene of file ``path`` (none when empty; the arm's own for :data:`ARM_SCENE`) pushed by ``model``'s
+    fingertip from joint positions q0, and the table's height (m). StartupError (one line) when a named file
+    cannot serve; an arm that cannot have its own scene (no fingertip) runs without one, ``warn``-ed (bringup
+    asks every arm for its own)."""
     if not path:
         return None, 0.0
     try:
-        scene = load_scene(path)
+        scene = scene_for(model) if path == ARM_SCENE else load_scene(path)
         return SceneWorld.from_scene(ArmFinger.in_scene(model, scene), scene, q0), scene.table.height
     except (InputError, ModelError) as error:
+        if path == ARM_SCENE:
+            warn(f"scene_file {ARM_SCENE}: no scene: {error}")
+            return None, 0.0
         raise StartupError(f"scene_file {path}: {error}") from None
 
 
@@ -73,7 +81,8 @@ class ObjectPublisher:
     def __init__(self, node, world: SceneWorld | None, height: float):
         self.world, self.height = world, height
         objects = [] if world is None else world.objects
-        self.poses = {item.name: node.create_publisher(PoseStamped, f"objects/{item.name}/pose", STATE_QOS)
+        # every pose kept, as joint_states: an executive reads the pose at a given simulated time from them
+        self.poses = {item.name: node.create_publisher(PoseStamped, f"objects/{item.name}/pose", JOINT_STATE_QOS)
                       for item in objects}
         self.markers = None if world is None else node.create_publisher(MarkerArray, MARKERS_TOPIC, STATE_QOS)
 

@@ -67,7 +67,9 @@ class Component:
 
 
 COMPONENTS = (
-    Component("discrete_robot_node", "discrete_robot.yaml", "discrete_robot.launch.py", arm_model=True),
+    # the object manipulation_node pushes lives in the arm's simulator: the arm's own scene
+    Component("discrete_robot_node", "discrete_robot.yaml", "discrete_robot.launch.py", arm_model=True,
+              overrides=(("scene_file", "default"),)),
     Component("trajectory_planner_node", "trajectory_planner.yaml", "trajectory_planner.launch.py", arm_model=True),
     # One clock for the system: the arm's simulator publishes /clock, the space robot follows it.
     Component("space_robot_node", "space_robot.yaml", "space_robot.launch.py", overrides=(("publish_clock", False),)),

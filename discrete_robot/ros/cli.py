@@ -63,6 +63,8 @@ def _push_arguments(sub) -> None:
     sub.add_argument("--tip-link", default="", help="link or fixed frame of a URDF arm whose origin is the fingertip "
                                                     "(e.g. tool0; default: the model file's fingertip)")
     sub.add_argument("--time-step", type=float, default=0.001, help="the arm simulator's step, s")
+    sub.add_argument("--real-time-factor", type=float, default=1.0,
+                     help="the arm simulator's real_time_factor (0: as fast as possible); the result is the same")
 
 
 def run_experiments(args) -> dict:
@@ -142,28 +144,42 @@ def summary_text(experiments: dict, summary: dict) -> str:
 
 
 def _push_nodes(args, output_dir: Path):
-    """The arm's simulator and manipulation_node for ``args.model``, and the experiment run with the user's goal."""
+    """The arm's simulator and manipulation_node for ``args.model``, and the experiment run with the user's goal.
+
+    The experiment's scene (the arm's, with the user's object, start and frictions) is written to
+    ``output_dir/scene.yaml`` and given to both nodes: the simulator moves that object, the node plans with it.
+    The simulator starts paused at the scene's ready configuration, so the push starts at simulated time 0 from
+    a defined state (docs/manipulation.md, determinism)."""
     import functools
 
-    from discrete_robot.manipulation.scene import scene_for
+    import yaml
+
+    from discrete_robot.manipulation.scene import load_scene, scene_data_for
     from discrete_robot.model.description import load_model, package_config_path
     from discrete_robot.ros.processes import NodeProcess
-    from discrete_robot.ros.push_experiment import push_to_pose
+    from discrete_robot.ros.push_experiment import PUSH_GAINS, push_to_pose
 
     path = Path(args.model) if Path(args.model).exists() else package_config_path(args.model)
     model = load_model(path)
-    scene = scene_for(model)    # as manipulation_node finds it: the shipped file, or derived from the arm's reach
-    ready = [float(v) for v in scene.arm_ready_positions]
+    data = scene_data_for(model)   # as manipulation_node finds it: the shipped file, or derived from the arm's reach
+    chosen = {"footprint": args.object_footprint, "start_pose": args.start, "normal_force": args.normal_force or None,
+              "support_friction": args.support_friction or None,
+              "contact_friction": None if args.contact_friction < 0.0 else args.contact_friction}
+    data["object"].update({key: value for key, value in chosen.items() if value not in (None, [])})
+    scene_file = output_dir / "scene.yaml"
+    output_dir.mkdir(parents=True, exist_ok=True)
+    scene_file.write_text(yaml.safe_dump(data, sort_keys=False))
+    scene = load_scene(scene_file)     # the user's values checked here, before any node starts
     logs = output_dir / "logs"
     processes = [
-        NodeProcess("discrete_robot_node", logs, params={"model_file": str(path), "time_step": args.time_step,
-                                                         "publish_rate": 100.0, "initial_positions": ready,
-                                                         "publish_tf": True}),
+        NodeProcess("discrete_robot_node", logs, params={
+            "model_file": str(path), "time_step": args.time_step, "publish_rate": 100.0, "publish_tf": True,
+            "initial_positions": [float(v) for v in scene.arm_ready_positions], "scene_file": str(scene_file),
+            "start_paused": True, "real_time_factor": args.real_time_factor, **PUSH_GAINS}),
         NodeProcess("manipulation_node", logs, params={"model_file": str(path), "finger_radius": args.finger_radius,
-                                                       "tip_link": args.tip_link, "publish_rate": 50.0}),
+                                                       "tip_link": args.tip_link, "publish_rate": 50.0,
+                                                       "scene_file": str(scene_file)}),
     ]
     experiment = functools.partial(push_to_pose, model_name=model.name, scene=scene, model=model, goal=args.goal,
-                                   start=args.start,
-                                   footprint=args.object_footprint, normal_force=args.normal_force,
-                                   support_friction=args.support_friction, contact_friction=args.contact_friction)
+                                   settle=False)
     return processes, {"push-to-pose": experiment}

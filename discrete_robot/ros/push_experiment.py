@@ -1,10 +1,13 @@
 """``experiment push-to-pose``: the arm pushes the table-top object to a goal pose, live and recorded.
 
-Against running nodes (the arm's simulator and manipulation_node, for the same arm model): the arm is first
-brought to its scene's ready configuration through its FollowJointTrajectory action, then the PushObject goal
-is sent and everything the nodes publish is collected while it runs. Output: a top view (table, object
-outlines along the way, fingertip path, goal) and the joints against time in ``output_dir``, and a document
-with the start, goal, executed (times, fingertip centres, object poses), planned object poses, final error,
+Against running nodes (the arm's simulator with the scene, and manipulation_node, for the same arm model): with
+``settle`` the arm is first brought to its scene's ready configuration through its FollowJointTrajectory action
+(a running bringup's arm may be anywhere); ``experiment push-to-pose`` starts its own simulator paused there
+instead. Then the PushObject goal is sent and the joint states and object poses the simulator publishes are
+collected while it runs, one sample per simulated time. Output: a top view (table, object outlines along the way,
+fingertip path, goal) and the joints against time in ``output_dir``, and a document with the start, goal,
+executed (times from the goal's start, fingertip centres, object poses, joint positions), planned object poses,
+final error,
 success and message.
 """
 
@@ -14,7 +17,7 @@ import numpy as np
 from builtin_interfaces.msg import Duration
 from control_msgs.action import FollowJointTrajectory
 from discrete_robot_interfaces.action import PushObject
-from geometry_msgs.msg import Point, PointStamped, Pose2D, PoseStamped
+from geometry_msgs.msg import Pose2D, PoseStamped
 from sensor_msgs.msg import JointState
 from tqdm import tqdm
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
@@ -26,6 +29,11 @@ from discrete_robot.plotting import new_figure, save_figure
 from discrete_robot.ros.session import RosSession, stamp_seconds
 
 ARM_ACTION = "joint_trajectory_controller/follow_joint_trajectory"
+SIMULATOR = "discrete_robot_node"      # bringup's arm simulator
+#: the arm's tracking gains while it pushes (1/s², 1/s; critically damped at 50 rad/s): the object's load acts on
+#: the arm, and the default kp = 100 left a 2 cm fingertip lag under the 0.8 N of the shipped object's friction
+PUSH_GAINS = {"kp": 2500.0, "kd": 100.0}
+OBJECT_TOPIC = "objects/object/pose"
 SETTLE_S = 2.0          # s the arm takes to its ready configuration
 RESULT_TIMEOUT_S = 900.0
 OUTLINES = 12           # object outlines drawn along the executed path
@@ -49,27 +57,52 @@ def _settle(session: RosSession, names: list[str], ready) -> None:
         raise PushExperimentError(f"the arm did not reach its ready configuration: {result.error_string}")
 
 
-def push_to_pose(session: RosSession, output_dir: Path, progress: tqdm, model_name: str, goal, start=None,
-                 footprint=(), normal_force: float = 0.0, support_friction: float = 0.0,
-                 contact_friction: float = -1.0, scene=None, model=None) -> dict:
-    """Run one push-to-pose goal (module docstring); poses (x, y, θ) in m and rad, world. ``scene``: the
-    manipulation node's (default: the shipped config/table_scene_<model_name>.yaml); ``model``: the arm's, to
+def _stiffen(session: RosSession) -> None:
+    """The running arm simulator's tracking gains set to PUSH_GAINS (the object's load acts on the arm)."""
+    from rcl_interfaces.srv import SetParameters
+    from rclpy.parameter import Parameter
+
+    request = SetParameters.Request(parameters=[Parameter(name, value=value).to_parameter_msg()
+                                                for name, value in PUSH_GAINS.items()])
+    results = session.call(SetParameters, f"/{SIMULATOR}/set_parameters", request).results
+    refused = [r.reason for r in results if not r.successful]
+    if refused:
+        raise PushExperimentError(f"{SIMULATOR} refused the pushing gains: {refused}")
+
+
+def _by_stamp(messages: list) -> dict[int, object]:
+    """One message per stamp (ns), the first received: a paused world republishes its state unchanged."""
+    samples: dict[int, object] = {}
+    for message in messages:
+        samples.setdefault(message.header.stamp.sec * 1_000_000_000 + message.header.stamp.nanosec, message)
+    return samples
+
+
+def push_to_pose(session: RosSession, output_dir: Path, progress: tqdm, model_name: str, goal, scene=None,
+                 model=None, settle: bool = True) -> dict:
+    """Run one push-to-pose goal (module docstring); poses (x, y, θ) in m and rad, world. ``scene``: the nodes'
+    (default: the shipped config/table_scene_<model_name>.yaml); ``model``: the arm's, for its fingertip and to
     draw it (default: config/<model_name>.yaml)."""
+    from discrete_robot.manipulation.arm import ArmFinger
+    from discrete_robot.nodes.qos import JOINT_STATE_QOS
+
     scene = load_scene(scene_path_for(model_name)) if scene is None else scene
+    model = _model(model_name) if model is None else model
     names = list(session.wait_for_message("joint_states", JointState, timeout=30.0).name)
-    _settle(session, names, scene.arm_ready_positions)
+    if settle:
+        _stiffen(session)
+        _settle(session, names, scene.arm_ready_positions)
     progress.update(1)
-    fingers, objects, states, feedback = [], [], [], []
-    subscriptions = [session.node.create_subscription(PointStamped, "manipulation/fingertip", fingers.append, 100),
-                     session.node.create_subscription(PoseStamped, "manipulation/object_pose", objects.append, 100),
-                     session.node.create_subscription(JointState, "joint_states", states.append, 100)]
+    objects, states, feedback = [], [], []
+    subscriptions = [session.node.create_subscription(PoseStamped, OBJECT_TOPIC, objects.append, JOINT_STATE_QOS),
+                     session.node.create_subscription(JointState, "joint_states", states.append, JOINT_STATE_QOS)]
+    # the goal once the world's samples arrive (here and in the recording, on this node too): a goal refused at
+    # once would otherwise leave nothing recorded
+    if not session.spin_until(lambda: objects and states, 30.0):
+        raise PushExperimentError(f"no {OBJECT_TOPIC} from the arm's simulator in 30 s: does it have the scene "
+                                  "(scene_file)?")
     request = PushObject.Goal(goal=Pose2D(x=float(goal[0]), y=float(goal[1]), theta=float(goal[2])),
-                              use_start=start is not None, footprint=[Point(x=float(x), y=float(y))
-                                                                     for x, y in np.reshape(footprint, (-1, 2))],
-                              normal_force=float(normal_force), support_friction=float(support_friction),
-                              contact_friction=float(contact_friction))
-    if start is not None:
-        request.start = Pose2D(x=float(start[0]), y=float(start[1]), theta=float(start[2]))
+                              contact_friction=-1.0)
     handle = session.send_goal(PushObject, "push_object", request, feedback=feedback.append)
     if not handle.accepted:
         raise PushExperimentError("manipulation_node rejected the goal")
@@ -78,17 +111,19 @@ def push_to_pose(session: RosSession, output_dir: Path, progress: tqdm, model_na
     for subscription in subscriptions:
         session.node.destroy_subscription(subscription)
     progress.update(1)
-    t0 = stamp_seconds(objects[0]) if objects else 0.0
-    executed_object = [[m.pose.position.x, m.pose.position.y, _yaw(m.pose)] for m in objects]
-    # the node publishes the fingertip with each object pose: pair them by stamp (the nearest, should one drop)
-    finger_t = np.array([stamp_seconds(m) for m in fingers])
-    nearest = [int(np.argmin(np.abs(finger_t - stamp_seconds(m)))) for m in objects] if len(finger_t) else []
+    poses, joints = _by_stamp(objects), _by_stamp(states)
+    stamps = sorted(set(poses) & set(joints))
+    t0 = stamps[0] if stamps else 0
+    arm = ArmFinger.in_scene(model, scene) if model is not None and model.fingertip is not None else None
+    executed_object = [[poses[t].pose.position.x, poses[t].pose.position.y, _yaw(poses[t].pose)] for t in stamps]
     planned = [[p.x, p.y, p.theta] for p in result.planned_poses]
     document = {
         "start": executed_object[0] if executed_object else list(scene.start_pose),
         "goal": [float(v) for v in goal],
-        "executed": {"t": [stamp_seconds(m) - t0 for m in objects], "object": executed_object,
-                     "finger": [[fingers[i].point.x, fingers[i].point.y] for i in nearest]},
+        "executed": {"t": [(t - t0) * 1e-9 for t in stamps], "object": executed_object,
+                     "finger": [arm.position(np.asarray(joints[t].position, dtype=float)).tolist() if arm else []
+                                for t in stamps],
+                     "joints": [list(joints[t].position) for t in stamps]},
         "planned": {"object": planned},
         "final_error": {"position_m": result.position_error, "angle_rad": result.angle_error},
         "planned_vs_executed": {"position_m": result.planned_vs_executed_position,
@@ -96,8 +131,9 @@ def push_to_pose(session: RosSession, output_dir: Path, progress: tqdm, model_na
         "pushes": max((f.push_count for f in feedback), default=0),
         "success": bool(result.success), "message": result.message,
     }
-    document["plots"] = [_top_view(output_dir, scene, document, _arm_outlines(model_name, model, states)),
-                         _joints(output_dir, names, states, t0)]
+    ordered = [joints[t] for t in sorted(joints)]
+    document["plots"] = [_top_view(output_dir, scene, document, _arm_outlines(model, ordered)),
+                         _joints(output_dir, names, ordered, t0 * 1e-9)]
     return document
 
 
@@ -146,14 +182,18 @@ def _top_view(output_dir: Path, scene, document: dict, arm: list[np.ndarray] = (
     return save_figure(fig, output_dir, "push_to_pose")
 
 
-def _arm_outlines(model_name: str, model, states: list) -> list[np.ndarray]:
-    """The arm's link origins and fingertip (x, y) at the first, middle and last joint state received."""
+def _model(model_name: str):
+    """config/<model_name>.yaml's arm, or None when there is no such file."""
     from discrete_robot.model.description import load_model, package_config_path
+
+    path = package_config_path(f"{model_name}.yaml")
+    return load_model(path) if path.exists() else None
+
+
+def _arm_outlines(model, states: list) -> list[np.ndarray]:
+    """The arm's link origins and fingertip (x, y) at the first, middle and last joint state received."""
     from discrete_robot.model.kinematics import forward_kinematics
 
-    if model is None:
-        path = package_config_path(f"{model_name}.yaml")
-        model = load_model(path) if path.exists() else None
     if model is None or not states:
         return []
     outlines = []

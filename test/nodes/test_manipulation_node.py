@@ -1,10 +1,13 @@
 """manipulation_node over DDS: an action client pushes the object to a goal with the simulated arm.
 
-The planar 2-link arm (its scene: config/table_scene_planar_2link.yaml) at a 2 ms step; its fingertip starts on
-the object's +x side, so the short case pushes the object 4 cm towards -x."""
+The planar 2-link arm (its scene: config/table_scene_planar_2link.yaml) at a 2 ms step, the object in the arm's
+simulator (scene_file); its fingertip starts on the object's +x side, so the short case pushes the object 4 cm
+towards -x. Without a simulator, a test publishes the arm's joint_states and the object's pose itself."""
 
 import numpy as np
 import pytest
+
+from discrete_robot.ros.push_experiment import PUSH_GAINS  # the arm stiff enough for the object's load
 
 pytestmark = pytest.mark.ros
 
@@ -37,10 +40,10 @@ def test_the_arm_pushes_the_object_to_the_goal_and_bad_goals_are_refused(ros):
     from geometry_msgs.msg import PoseStamped
 
     simulator = ros.start("discrete_robot_node", params={"initial_positions": READY, "time_step": 0.002,
-                                                          "publish_rate": 100.0})
+                                                          "publish_rate": 100.0, "scene_file": "default", **PUSH_GAINS})
     node = ros.start("manipulation_node", params={"publish_rate": 50.0})
     assert _hold(ros, READY).result.error_code == 0
-    first = ros.wait_for_message("manipulation/object_pose", PoseStamped, timeout=20.0)
+    first = ros.wait_for_message("objects/object/pose", PoseStamped, timeout=20.0)
     assert first.pose.position.x == pytest.approx(START[0])
 
     feedback = []
@@ -51,8 +54,8 @@ def test_the_arm_pushes_the_object_to_the_goal_and_bad_goals_are_refused(ros):
     assert response.status == GoalStatus.STATUS_SUCCEEDED, result.message
     assert result.success and result.position_error <= 0.01 and abs(result.angle_error) <= np.radians(5)
     assert result.planned_vs_executed_position <= 0.01 and result.planned_vs_executed_angle <= np.radians(5)
-    final = ros.wait_for_message("manipulation/object_pose", PoseStamped)
-    assert abs(final.pose.position.x - target[0]) <= 0.01       # the object really is there
+    final = ros.wait_for_message("objects/object/pose", PoseStamped)
+    assert abs(final.pose.position.x - target[0]) <= 0.01       # the object really is there (the simulator's)
     assert any(f.push_index == 0 for f in feedback) and all(f.push_count >= 1 for f in feedback)
 
     for goal, reason in ((_goal(5.0, 0.0, 0.0), "outside the table"), (_goal(np.nan, 0.0, 0.0), "goal")):
@@ -62,23 +65,36 @@ def test_the_arm_pushes_the_object_to_the_goal_and_bad_goals_are_refused(ros):
     assert simulator.alive() and node.alive()
 
 
-def test_a_goal_waits_briefly_for_the_arms_first_joint_states(ros):
-    """A goal can arrive before the arm's joint_states do (the action server is discovered first): it waits for
-    them, a bounded time, rather than failing at once."""
-    from action_msgs.msg import GoalStatus
-    from discrete_robot_interfaces.action import PushObject
+def _perceived(ros, positions, pose):
+    """Publish the arm's joint_states and the object's pose (as a simulator would, one stamp) every 50 ms from
+    now on; the timer, to destroy."""
+    from geometry_msgs.msg import PoseStamped
     from sensor_msgs.msg import JointState
 
-    from discrete_robot.nodes.manipulation_node import STATE_WAIT_S
+    from discrete_robot.nodes.conversions import pose_msg
+    from discrete_robot.nodes.qos import JOINT_STATE_QOS
+
+    states = ros.node.create_publisher(JointState, "joint_states", JOINT_STATE_QOS)
+    poses = ros.node.create_publisher(PoseStamped, "objects/object/pose", JOINT_STATE_QOS)
+    state = JointState(name=["joint1", "joint2"], position=list(positions))
+    located = PoseStamped(pose=pose_msg((pose[0], pose[1], 0.0), (np.cos(pose[2] / 2), 0.0, 0.0,
+                                                                   np.sin(pose[2] / 2))))
+    state.header.stamp.sec = located.header.stamp.sec = 1
+    return ros.node.create_timer(0.05, lambda: (states.publish(state), poses.publish(located)))
+
+
+def test_a_goal_waits_briefly_for_the_arm_and_the_object(ros):
+    """A goal can arrive before the arm's joint_states and the object's pose do (the action server is
+    discovered first): it waits for them, a bounded time, rather than failing at once."""
+    from action_msgs.msg import GoalStatus
+    from discrete_robot_interfaces.action import PushObject
 
     node = ros.start("manipulation_node")
-    publisher = ros.node.create_publisher(JointState, "joint_states", 10)
     alone = ros.goal_result(ros.send_goal(PushObject, "push_object", _goal(5.0, 0.0, 0.0)), 60.0)
     assert alone.status == GoalStatus.STATUS_ABORTED and "no joint_states" in alone.result.message
 
     handle = ros.send_goal(PushObject, "push_object", _goal(5.0, 0.0, 0.0))
-    state = JointState(name=["joint1", "joint2"], position=READY)
-    timer = ros.node.create_timer(STATE_WAIT_S / 20, lambda: publisher.publish(state))   # from now on
+    timer = _perceived(ros, READY, START)      # from now on
     refused = ros.goal_result(handle, 60.0)
     ros.node.destroy_timer(timer)
     # planned with the state that came during the wait: the goal is refused for itself, not for the missing state
@@ -90,24 +106,25 @@ def test_a_goal_waits_briefly_for_the_arms_first_joint_states(ros):
 def test_goals_at_their_start_succeed_at_once_and_a_burst_of_them_is_answered_whole(ros):
     """issue 22: a goal equal to the start was aborted with "expected k >= 2 points"; now it succeeds at once and
     the arm is not asked to move. 3 clients x 10 such goals sent at once (keep-all on both ends; the server's
-    goal, cancel and result services keep every request): all 30 answered."""
+    goal, cancel and result services keep every request): all 30 answered. Without the simulator's control
+    services a goal cannot place the object (use_start): refused, naming it."""
     from action_msgs.msg import GoalStatus
     from discrete_robot_interfaces.action import PushObject
     from geometry_msgs.msg import Pose2D
     from rclpy.action import ActionClient
-    from sensor_msgs.msg import JointState
 
     from discrete_robot.nodes.common import ACTION_QOS
 
     node = ros.start("manipulation_node")
-    publisher = ros.node.create_publisher(JointState, "joint_states", 10)
-    state = JointState(name=["joint1", "joint2"], position=READY)
-    timer = ros.node.create_timer(0.05, lambda: publisher.publish(state))
-    at_start = _goal(*START, use_start=True, start=Pose2D(x=START[0], y=START[1], theta=START[2]))
+    timer = _perceived(ros, READY, START)
+    at_start = _goal(*START)
     first = ros.goal_result(ros.send_goal(PushObject, "push_object", at_start), 60.0)
     assert first.status == GoalStatus.STATUS_SUCCEEDED and "already at the goal" in first.result.message, \
         first.result.message
     assert first.result.success and first.result.position_error == 0.0
+    placed = _goal(*START, use_start=True, start=Pose2D(x=START[0], y=START[1], theta=START[2]))
+    refused = ros.goal_result(ros.send_goal(PushObject, "push_object", placed), 60.0)
+    assert refused.status == GoalStatus.STATUS_ABORTED and "use_start" in refused.result.message
 
     clients = [ActionClient(ros.node, PushObject, "push_object", **ACTION_QOS) for _ in range(3)]
     assert all(c.wait_for_server(timeout_sec=30.0) for c in clients)
@@ -120,58 +137,4 @@ def test_goals_at_their_start_succeed_at_once_and_a_burst_of_them_is_answered_wh
     assert len(answered) == 30, f"{len(answered)} of 30 results"
     assert all(a.status == GoalStatus.STATUS_SUCCEEDED for a in answered)
     ros.node.destroy_timer(timer)
-    assert node.alive()
-
-
-def test_a_burst_of_joint_states_moves_the_object_as_each_state_in_turn(ros):
-    """A simulator behind real time publishes its joint_states in bursts. The object must follow every fingertip
-    move in a burst: a dropped state made the fingertip jump along the chord of its path, and a push-to-pose
-    beside the test suite missed its goal by 46 degrees. 400 states sent at once, the fingertip pushing the
-    object 4 cm along a bend: the object ends where the core puts it following them one by one, which is not
-    where the chord from the first to the last state would put it."""
-    from geometry_msgs.msg import PoseStamped
-    from rclpy.qos import QoSProfile, ReliabilityPolicy
-    from sensor_msgs.msg import JointState
-
-    from discrete_robot.manipulation.arm import ArmFinger
-    from discrete_robot.manipulation.chain import PushedObjectState
-    from discrete_robot.manipulation.scene import scene_for
-    from discrete_robot.model.description import load_model, package_config_path
-
-    model = load_model(package_config_path("planar_2link.yaml"))
-    scene = scene_for(model)
-    arm = ArmFinger.in_scene(model, scene)
-    # from the object's +x side (its footprint is 12 cm square), 4 cm towards -x, bending 2 cm towards +y
-    s = np.linspace(0.0, 1.0, 400)[:, None]
-    path = scene.start_pose[:2] + [0.06 + arm.radius + 0.01, 0.0] + s * [-0.04, 0.0] + np.sin(np.pi * s) * [0.0, 0.02]
-    joints = arm.joint_path(path, READY)
-
-    def follow(states):
-        state = PushedObjectState(scene.obj, scene.start_pose, arm.position(states[0]), arm.radius,
-                                  scene.contact_friction)
-        for q in states[1:]:
-            state.follow(arm.position(q))
-        return state.pose
-
-    expected, chord = follow(joints), follow(joints[[0, -1]])
-    assert np.linalg.norm(expected[:2] - chord[:2]) > 5e-3     # the bend matters: 7 mm
-
-    node = ros.start("manipulation_node")
-    publisher = ros.node.create_publisher(JointState, "joint_states",
-                                          QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE))
-    state = JointState(name=["joint1", "joint2"], position=joints[0].tolist())
-    state.header.stamp.sec = 1
-    timer = ros.node.create_timer(0.05, lambda: publisher.publish(state))     # until the node has the arm
-    first = ros.wait_for_message("manipulation/object_pose", PoseStamped, timeout=60.0)
-    ros.node.destroy_timer(timer)
-    assert first.pose.position.x == pytest.approx(scene.start_pose[0])
-    for q in joints[1:]:
-        publisher.publish(JointState(name=state.name, position=q.tolist(), header=state.header))
-    last = JointState(name=state.name, position=joints[-1].tolist())
-    last.header.stamp.sec = 2
-    publisher.publish(last)
-    pose = ros.wait_for_message("manipulation/object_pose", PoseStamped, timeout=60.0,
-                                predicate=lambda m: m.header.stamp.sec == 2)
-    assert [pose.pose.position.x, pose.pose.position.y] == pytest.approx(expected[:2], abs=1e-9)
-    assert 2.0 * np.arctan2(pose.pose.orientation.z, pose.pose.orientation.w) == pytest.approx(expected[2], abs=1e-9)
     assert node.alive()

@@ -11,10 +11,10 @@ import pytest
 pytestmark = pytest.mark.ros
 
 
-def _run(tmp_path, goal: str):
+def _run(tmp_path, goal: str, *options: str):
     return subprocess.run([sys.executable, "-m", "discrete_robot", "experiment", "push-to-pose", "--model",
                            "planar_2link.yaml", "--goal", goal, "--time-step", "0.002", "--json", "--output-dir",
-                           str(tmp_path)], capture_output=True, text=True, timeout=600)
+                           str(tmp_path), *options], capture_output=True, text=True, timeout=600)
 
 
 def _left_running(tmp_path) -> list[str]:
@@ -39,8 +39,26 @@ def test_push_to_pose_reaches_the_goal_and_records_it(tmp_path):
         assert Path(plot).stat().st_size > 10_000, plot
     with open(document["mcap"]["path"], "rb") as stream:
         topics = {channel.topic for channel in make_reader(stream).get_summary().channels.values()}
-    assert {"/manipulation/object_pose", "/tf", "/joint_states"} <= topics
+    assert {"/objects/object/pose", "/tf", "/joint_states"} <= topics
     assert not _left_running(tmp_path)
+
+
+def test_the_same_goal_gives_the_same_bits_at_any_real_time_factor(tmp_path):
+    """issue 38: the object lives in the arm's physics step and the push runs in lockstep from a paused world, so
+    an experiment is a function of its inputs. As fast as possible (real_time_factor 0) and in real time, the
+    final pose and every joint and object sample from the goal's start are equal to the last bit (the run in
+    real time may collect a few more samples after the result: its world runs on while the command stops)."""
+    runs = []
+    for factor in ("1", "0"):
+        result = _run(tmp_path / factor, "1.06,0.0,0.35", "--real-time-factor", factor)
+        assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+        runs.append(json.loads(result.stdout))
+    (a, b) = runs
+    assert a["final_error"] == b["final_error"] and a["message"] == b["message"]
+    n = min(len(a["executed"]["t"]), len(b["executed"]["t"]))
+    assert n > 1000
+    for key in ("t", "joints", "object", "finger"):
+        assert a["executed"][key][:n] == b["executed"][key][:n], key
 
 
 def test_a_goal_off_the_table_fails_and_stops_everything(tmp_path):
