@@ -16,7 +16,8 @@ state the paused world publishes, stamps the motion with its time and steps the 
 goal from the same paused state gives the same bits at any load and real-time factor.
 
 Subscribes ``joint_states``, ``objects/<object_name>/pose`` (JOINT_STATE_QOS); publishes ``manipulation/markers``
-(at ``publish_rate``, stamped with the last joint_states' time: table, fingertip, goal, planned and executed paths).
+(at ``publish_rate``, stamped with the last joint_states' time: table, fingertip, goal, planned and executed paths)
+and ``manipulation/arm_goals``, each finger motion it sends (for ``experiment replay``).
 Parameters: discrete_robot.nodes.manipulation_parameters (config/manipulation.yaml).
 """
 
@@ -28,6 +29,7 @@ from rclpy.action import ActionClient, ActionServer, CancelResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.clock import Clock, ClockType
 from rclpy.task import Future
+from trajectory_msgs.msg import JointTrajectory
 from visualization_msgs.msg import MarkerArray
 
 from discrete_robot.budget import limited
@@ -41,6 +43,7 @@ from discrete_robot.model.urdf import WORLD_FRAME
 from discrete_robot.nodes.common import (
     ACTION_QOS,
     ACTION_SERVER,
+    JOINT_STATE_QOS,
     STATE_QOS,
     GuardedNode,
     declare_parameters,
@@ -51,7 +54,7 @@ from discrete_robot.nodes.common import (
 from discrete_robot.nodes.manipulation_parameters import DEFAULT_MODEL, PARAMETERS
 from discrete_robot.nodes.markers import scene_markers
 from discrete_robot.nodes.push_executive import Lockstep, WorldView, stamp_ns, start_state, step_through, wait_for
-from discrete_robot.nodes.push_messages import arm_failure, finger_motion_goal, pose2d, report
+from discrete_robot.nodes.push_messages import arm_failure, finger_motion_goal, pose2d, report, within
 
 #: the share of the goal's tolerances a plan may use: the rest is the executed push's margin over its plan (a plan
 #: that ends just inside 5 degrees ended the push at 5.01)
@@ -88,6 +91,7 @@ class ManipulationNode(GuardedNode):
 
         group = ReentrantCallbackGroup()
         self.marker_pub = self.create_publisher(MarkerArray, "manipulation/markers", STATE_QOS)
+        self.goals_pub = self.create_publisher(JointTrajectory, "manipulation/arm_goals", JOINT_STATE_QOS)
         object_topic = self.view.subscribe(self, self.values["object_name"])
         namespace = self.values["simulation_namespace"]
         self.lockstep = Lockstep(self, namespace, group, SERVER_WAIT_S) if namespace else None
@@ -152,12 +156,9 @@ class ManipulationNode(GuardedNode):
             return True
         arm_goal, progress = self._send(motion, t0 if lockstep is not None else None, handle)
         end = progress["start"] + round(float(motion.trajectory.t[-1]) * 1e9)
-        if lockstep is None:
-            return self._finish(handle, goal, result, motion, arm_goal, progress, end)
-        # stepped to a defined time past the motion's end: the controller ends the goal there, and the next plan
-        # starts from that paused state
-        target = step_through(self.view, lockstep, t0, end + round(SETTLE_S * 1e9), self.values["execution_timeout"])
-        return self._finish(handle, goal, result, motion, arm_goal, progress, target)
+        if lockstep is not None:     # stepped past the motion's end; the next plan starts from that paused state
+            end = step_through(self.view, lockstep, t0, end + round(SETTLE_S * 1e9), self.values["execution_timeout"])
+        return self._finish(handle, goal, result, motion, arm_goal, progress, end)
 
     def _plan(self, goal, q: np.ndarray, pose: np.ndarray) -> PushMotion | None:
         """The finger motion for ``goal`` from joint positions q and the object's pose, or None when the pose
@@ -196,8 +197,9 @@ class ManipulationNode(GuardedNode):
             handle.publish_feedback(feedback)
 
         self.motion = motion
-        arm_goal = wait_for(self.arm_client.send_goal_async(finger_motion_goal(self.arm.model.joint_names, motion, t0),
-                                                  feedback_callback=on_arm_feedback), SERVER_WAIT_S)
+        request = finger_motion_goal(self.arm.model.joint_names, motion, t0)
+        self.goals_pub.publish(request.trajectory)     # the executive's commands, recorded for a replay
+        arm_goal = wait_for(self.arm_client.send_goal_async(request, feedback_callback=on_arm_feedback), SERVER_WAIT_S)
         if arm_goal is None or not arm_goal.accepted:
             raise DiscreteRobotError(f"{self.arm_action} rejected the finger motion")
         if wait_for(first, self.values["execution_timeout"]) is None:
@@ -231,19 +233,17 @@ class ManipulationNode(GuardedNode):
         return True
 
     def _within_tolerance(self, pose, goal) -> bool:
-        position, angle = pose_error(pose, goal)
-        return position <= self.values["position_tolerance"] and abs(angle) <= self.values["angle_tolerance"]
+        return within(pose_error(pose, goal), self.values["position_tolerance"], self.values["angle_tolerance"])
 
     def _report(self, result, goal, motion: PushMotion | None, final: np.ndarray, executed=()) -> None:
         """The result of ``goal`` from the object's ``final`` pose; ``motion`` None: nothing was to be done."""
-        goal_pose = [goal.goal.x, goal.goal.y, goal.goal.theta]
-        report(result, final, goal_pose, motion, list(executed), self._within_tolerance(final, goal_pose))
+        target = [goal.goal.x, goal.goal.y, goal.goal.theta]
+        report(result, final, target, motion, list(executed), self._within_tolerance(final, target))
 
     def _failed(self, result, reason: str):
         self.get_logger().warning(f"push_object: {reason}")
         result.success, result.message = False, reason
-        if self.view.pose is not None:
-            result.final_pose = pose2d(self.view.pose)
+        result.final_pose = result.final_pose if self.view.pose is None else pose2d(self.view.pose)
         return result
 
 

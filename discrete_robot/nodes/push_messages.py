@@ -57,3 +57,8 @@ def arm_failure(arm_result, action: str, timeout_s: float) -> str | None:
     if arm_result.result.error_code != FollowJointTrajectory.Result.SUCCESSFUL:
         return f"the arm failed ({arm_result.result.error_code}): {arm_result.result.error_string}"
     return None
+
+
+def within(error: tuple[float, float], position_tolerance: float, angle_tolerance: float) -> bool:
+    """Whether a pose error (m, rad) is within the tolerances (m, rad)."""
+    return error[0] <= position_tolerance and abs(error[1]) <= angle_tolerance

@@ -6,6 +6,7 @@ must already run (a launch file or ``bringup``).
 """
 
 import argparse
+import json
 import logging
 import time
 from pathlib import Path
@@ -35,6 +36,28 @@ def add_commands(parser, common) -> None:
         if name == "push-to-pose":
             _push_arguments(sub)
         sub.set_defaults(run=run_experiments)
+    replay = names.add_parser("replay", parents=[common], help=REPLAY, description=REPLAY)
+    replay.add_argument("recording", help="the experiment's .mcap (experiment push-to-pose writes it)")
+    replay.set_defaults(run=replay_experiment)
+
+
+REPLAY = "rerun a recorded push-to-pose in process and check every sample is bit-identical"
+
+
+def replay_experiment(args) -> dict:
+    from discrete_robot.config_files import regular_file
+    from discrete_robot.ros.processes import ament_environment
+
+    ament_environment()
+    from discrete_robot.ros.replay import replay_file
+
+    result = replay_file(regular_file(args.recording, "recording"))
+    difference = result["first_difference"]
+    text = (f"identical: {result['samples']} joint and object samples of {result['goals']} goal(s), up to "
+            f"t = {result['until_s']:.3f} s" if result["identical"] else
+            f"DIFFERENT after {result['samples']} identical samples: {difference}")
+    result["success"] = result["identical"]     # the command's status: 1 when a sample differs
+    return Report(result, text)
 
 
 def _pose(text: str) -> list[float]:
@@ -77,8 +100,9 @@ def run_experiments(args) -> dict:
     output_dir = Path(args.output_dir)
     processes = []
     functions = None
+    inputs = None
     if args.name == "push-to-pose" and not args.start_bringup:
-        processes, functions = _push_nodes(args, output_dir)
+        processes, functions, inputs = _push_nodes(args, output_dir)
     elif args.name == "demo" or args.start_bringup:
         processes = [NodeProcess("bringup", output_dir / "logs", params=DEMO_OVERRIDES)]
     time.sleep(1.0 if processes else 0.0)
@@ -86,7 +110,7 @@ def run_experiments(args) -> dict:
         if not process.alive():
             raise InputError(f"{process.name} exited at start:\n{process.log()[-2000:]}")
     try:
-        summary = run(names, output_dir, record=not args.no_record, functions=functions)
+        summary = run(names, output_dir, record=not args.no_record, functions=functions, inputs=inputs)
     finally:
         for process in processes:
             logger.info("%s stopped with status %s", process.name, process.stop(timeout=5.0))
@@ -156,8 +180,10 @@ def _push_nodes(args, output_dir: Path):
 
     from discrete_robot.manipulation.scene import load_scene, scene_data_for
     from discrete_robot.model.description import load_model, package_config_path
+    from discrete_robot.nodes.manipulation_node import SETTLE_S
     from discrete_robot.ros.processes import NodeProcess
     from discrete_robot.ros.push_experiment import PUSH_GAINS, push_to_pose
+    from discrete_robot.ros.replay import REPLAYED
 
     path = Path(args.model) if Path(args.model).exists() else package_config_path(args.model)
     model = load_model(path)
@@ -171,15 +197,19 @@ def _push_nodes(args, output_dir: Path):
     scene_file.write_text(yaml.safe_dump(data, sort_keys=False))
     scene = load_scene(scene_file)     # the user's values checked here, before any node starts
     logs = output_dir / "logs"
+    simulator = {"model_file": str(path), "time_step": args.time_step, "publish_rate": 100.0, "publish_tf": True,
+                 "initial_positions": [float(v) for v in scene.arm_ready_positions], "scene_file": str(scene_file),
+                 "start_paused": True, "real_time_factor": args.real_time_factor, "integrator": "discrete",
+                 **PUSH_GAINS}
     processes = [
-        NodeProcess("discrete_robot_node", logs, params={
-            "model_file": str(path), "time_step": args.time_step, "publish_rate": 100.0, "publish_tf": True,
-            "initial_positions": [float(v) for v in scene.arm_ready_positions], "scene_file": str(scene_file),
-            "start_paused": True, "real_time_factor": args.real_time_factor, **PUSH_GAINS}),
+        NodeProcess("discrete_robot_node", logs, params=simulator),
         NodeProcess("manipulation_node", logs, params={"model_file": str(path), "finger_radius": args.finger_radius,
                                                        "tip_link": args.tip_link, "publish_rate": 50.0,
                                                        "scene_file": str(scene_file)}),
     ]
     experiment = functools.partial(push_to_pose, model_name=model.name, scene=scene, model=model, goal=args.goal,
                                    settle=False)
-    return processes, {"push-to-pose": experiment}
+    inputs = {"model_name": path.name, "model": path.read_text(), "scene": scene_file.read_text(),
+              "object_name": "object", "settle_s": str(SETTLE_S),
+              "simulator": json.dumps({key: simulator[key] for key in REPLAYED})}
+    return processes, {"push-to-pose": experiment}, inputs

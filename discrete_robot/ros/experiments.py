@@ -39,6 +39,7 @@ from discrete_robot.nodes.common import LATCHED_QOS, duration_seconds, seconds_t
 from discrete_robot.plotting import new_figure, save_figure
 from discrete_robot.ros.push_experiment import push_to_pose
 from discrete_robot.ros.recorder import McapRecorder
+from discrete_robot.ros.replay import INPUTS
 from discrete_robot.ros.session import RosSession, stamp_seconds
 
 logger = logging.getLogger(__name__)
@@ -316,9 +317,11 @@ EXPERIMENTS: dict[str, Callable[[RosSession, Path, tqdm], dict]] = {
 STEPS = {"plan-execute": 12, "space": 10, "push-sweep": 7, "push-to-pose": 2}  # progress-bar units of each
 
 
-def run(names: list[str], output_dir: Path, record: bool = True, functions: dict | None = None) -> dict:
-    """Run the named experiments against the live nodes; record every topic to ``output_dir/<name>.mcap``.
-    ``functions`` replaces the experiments' functions by name (an experiment run with the user's arguments)."""
+def run(names: list[str], output_dir: Path, record: bool = True, functions: dict | None = None,
+        inputs: dict | None = None) -> dict:
+    """Run the named experiments against the live nodes; record every topic to ``output_dir/<name>.mcap``, with
+    ``inputs`` (text by name: what a replay needs, discrete_robot.ros.replay) as its metadata. ``functions``
+    replaces the experiments' functions by name (an experiment run with the user's arguments)."""
     functions = EXPERIMENTS | (functions or {})
     output_dir = Path(output_dir)
     output_dir.mkdir(parents=True, exist_ok=True)
@@ -339,6 +342,8 @@ def run(names: list[str], output_dir: Path, record: bool = True, functions: dict
                 progress.update(done - progress.n)  # experiments whose length varies end on their mark
         finally:
             if recorder is not None:
+                if inputs:
+                    recorder.add_metadata(INPUTS, inputs)
                 summary["mcap"] = {"path": mcap_path.resolve(), "messages": recorder.close()}
     (output_dir / "summary.json").write_text(json.dumps(to_jsonable(summary), indent=2))
     return summary

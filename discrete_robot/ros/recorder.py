@@ -193,6 +193,11 @@ class McapRecorder(TopicRelay):
                                      sequence=self.counts[topic])
             self.counts[topic] += 1
 
+    def add_metadata(self, name: str, values: dict[str, str]) -> None:
+        """A metadata record ``name`` of text ``values`` (an experiment's inputs)."""
+        with self._lock:
+            self._writer.add_metadata(name, values)
+
     def close(self) -> dict[str, int]:
         """Stop recording and finish the file; returns the message count per topic.
 

@@ -74,3 +74,58 @@ def test_a_goal_off_the_table_fails_and_stops_everything(tmp_path):
     document = json.loads(result.stdout)
     assert not document["success"] and "outside the table" in document["message"]
     assert not _left_running(tmp_path)
+
+
+def _altered(source: Path, target: Path) -> None:
+    """A copy of the experiment recorded at ``source`` (its inputs and the topics a replay reads) whose first arm
+    goal ends 1 mrad further on its first joint."""
+    from mcap.reader import make_reader
+    from mcap.writer import Writer
+    from rclpy.serialization import deserialize_message, serialize_message
+    from trajectory_msgs.msg import JointTrajectory
+
+    from discrete_robot.ros.replay import GOALS_TOPIC
+
+    with open(source, "rb") as stream, open(target, "wb") as out:
+        reader, writer = make_reader(stream), Writer(out)
+        writer.start(profile="ros2", library="test")
+        for record in reader.iter_metadata():
+            writer.add_metadata(record.name, dict(record.metadata))
+        schemas, channels, altered = {}, {}, False
+        for schema, channel, message in reader.iter_messages(
+                topics=["/joint_states", "/objects/object/pose", GOALS_TOPIC]):
+            if schema.name not in schemas:
+                schemas[schema.name] = writer.register_schema(schema.name, schema.encoding, schema.data)
+            if channel.topic not in channels:
+                channels[channel.topic] = writer.register_channel(channel.topic, channel.message_encoding,
+                                                                  schemas[schema.name])
+            data = message.data
+            if channel.topic == GOALS_TOPIC and not altered:
+                goal = deserialize_message(data, JointTrajectory)
+                goal.points[-1].positions[0] += 1e-3
+                data, altered = serialize_message(goal), True
+            writer.add_message(channels[channel.topic], message.log_time, data, message.publish_time)
+        writer.finish()
+
+
+def test_a_replay_of_the_recording_is_bit_identical_and_finds_an_altered_goal(tmp_path):
+    """issue 38: the MCAP carries the experiment's inputs (model and scene text, the simulator's parameters, the
+    executive's stamped goals); `experiment replay` reruns the simulator from them, without a ROS graph, and
+    every joint and object sample up to the last goal's end is bit-identical. The same recording with one goal
+    altered by 1 mrad reports the first sample that differs, after that goal's start."""
+    result = _run(tmp_path, "1.06,0.0,0.35", "--real-time-factor", "0")
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    recording = Path(json.loads(result.stdout)["mcap"]["path"])
+
+    def replay(path: Path) -> tuple[int, dict]:
+        done = subprocess.run([sys.executable, "-m", "discrete_robot", "experiment", "replay", str(path), "--json",
+                               "--output-dir", str(tmp_path)], capture_output=True, text=True, timeout=600)
+        return done.returncode, json.loads(done.stdout)
+
+    status, same = replay(recording)
+    assert status == 0 and same["identical"] and same["first_difference"] is None, same
+    assert same["samples"] > 2000 and same["goals"] >= 1
+    _altered(recording, tmp_path / "altered.mcap")
+    status, changed = replay(tmp_path / "altered.mcap")
+    assert status == 1 and not changed["identical"], changed
+    assert changed["first_difference"]["stamp_s"] > 0.0 and 0 < changed["samples"] < same["samples"]
