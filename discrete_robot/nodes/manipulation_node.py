@@ -104,9 +104,9 @@ class ManipulationNode(GuardedNode):
             cancel_callback=lambda handle: CancelResponse.ACCEPT, callback_group=group, **ACTION_SERVER)
         self.create_timer(1.0 / self.values["publish_rate"], self.publish,
                           clock=Clock(clock_type=ClockType.STEADY_TIME))
-        self.get_logger().info(f"pushing '{self.values['object_name']}' ({object_topic}) with '{model.name}' "
-                               f"(fingertip on {model.fingertip.link}) in the scene's table x "
-                               f"{list(self.scene.table.x)}, y {list(self.scene.table.y)} m")
+        self.get_logger().info(f"pushing with '{model.name}' (fingertip on {model.fingertip.link}) the object on "
+                               f"{object_topic} in the scene's table x {list(self.scene.table.x)}, y "
+                               f"{list(self.scene.table.y)} m")
 
     def publish(self) -> None:
         q, stamp = self.view.q, self.view.stamp

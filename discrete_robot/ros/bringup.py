@@ -67,9 +67,7 @@ class Component:
 
 
 COMPONENTS = (
-    # the object manipulation_node pushes lives in the arm's simulator: the arm's own scene
-    Component("discrete_robot_node", "discrete_robot.yaml", "discrete_robot.launch.py", arm_model=True,
-              overrides=(("scene_file", "default"),)),
+    Component("discrete_robot_node", "discrete_robot.yaml", "discrete_robot.launch.py", arm_model=True),
     Component("trajectory_planner_node", "trajectory_planner.yaml", "trajectory_planner.launch.py", arm_model=True),
     # One clock for the system: the arm's simulator publishes /clock, the space robot follows it.
     Component("space_robot_node", "space_robot.yaml", "space_robot.launch.py", overrides=(("publish_clock", False),)),
@@ -126,12 +124,15 @@ def _die_with_parent() -> None:
 
 
 def node_command(component: Component, user_ros_args: list[str], model_file: str | None,
-                 namespace: str = "") -> list[str]:
+                 namespace: str = "", scene: bool = False) -> list[str]:
     """The node's executable with its config file, bringup's overrides, the namespace and the user's ROS
-    arguments (last, so they win)."""
+    arguments (last, so they win). ``scene``: manipulation_node runs too, so the arm's simulator holds the
+    object it pushes (the arm's own scene, as bringup.launch.py sets it)."""
     command = [find_executable(component.node), "--ros-args",
                "--params-file", str(package_config_path(component.config))]
-    for name, value in component.overrides:
+    overrides = (*component.overrides, *((("scene_file", "default"),)
+                                         if scene and component.node == "discrete_robot_node" else ()))
+    for name, value in overrides:
         command += ["-p", f"{name}:={str(value).lower() if isinstance(value, bool) else value}"]
     if component.arm_model and model_file:
         command += ["-p", f"model_file:={model_file}"]
@@ -187,8 +188,9 @@ def main(args: list[str] | None = None) -> int:
                           f"{package_config_path(component.config)}")
             failed = True
             continue
+        scene = any(c.node == "manipulation_node" for c in components)
         children.append(NodeChild(component.node, node_command(component, user_ros_args, options.model_file,
-                                                                options.namespace)))
+                                                                options.namespace, scene)))
         _log("INFO", f"started {component.node} (pid {children[-1].process.pid})")
     if options.foxglove is not None:
         children.append(NodeChild("foxglove_bridge", foxglove_command(options.foxglove, user_ros_args,
