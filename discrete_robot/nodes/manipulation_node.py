@@ -53,11 +53,11 @@ from discrete_robot.nodes.common import (
 )
 from discrete_robot.nodes.manipulation_parameters import DEFAULT_MODEL, PARAMETERS
 from discrete_robot.nodes.markers import scene_markers
-from discrete_robot.nodes.push_executive import Lockstep, WorldView, stamp_ns, start_state, step_through, wait_for
+from discrete_robot.nodes.push_executive import Lockstep, start_state, step_through
 from discrete_robot.nodes.push_messages import arm_failure, finger_motion_goal, pose2d, report, within
+from discrete_robot.nodes.push_perception import WorldView, stamp_ns, wait_for
 
-#: the share of the goal's tolerances a plan may use: the rest is the executed push's margin over its plan (a plan
-#: that ends just inside 5 degrees ended the push at 5.01)
+#: the share of the goal's tolerances a plan may use; the rest is the execution's margin (a plan just inside 5°: 5.01°)
 PLANNING_SHARE = 0.5
 #: wall-clock seconds to wait for the arm's FollowJointTrajectory server, its simulator's services and their answers
 SERVER_WAIT_S = 2.0
@@ -73,7 +73,7 @@ class ManipulationNode(GuardedNode):
 
     NODE_NAME = "manipulation_node"
     MULTI_THREADED = True
-    #: a goal's execute blocks one thread (push_executive.wait_for); the others serve the streams and services
+    #: a goal's execute blocks one thread (push_perception.wait_for); the others serve the streams and services
     THREADS = 4
 
     def __init__(self, **kwargs):
@@ -123,7 +123,7 @@ class ManipulationNode(GuardedNode):
     def execute(self, handle):
         """Up to ``max_attempts`` of: plan from the object's pose, execute through the arm's action, judge; with
         lockstep, in the paused world, stepped through each motion (module docstring). Synchronous, on a thread
-        of its own (push_executive.wait_for says why)."""
+        of its own (push_perception.wait_for says why)."""
         goal, result = handle.request, PushObject.Result()
         lockstep = self.lockstep if self.lockstep is not None and self.lockstep.available() else None
         paused = False
