@@ -32,11 +32,13 @@ What goes wrong on clusters:
   Ctrl-C for minutes in 1 of 4 runs beside another sweep on 2 loaded cores). While Ray starts, the handler raises
   KeyboardInterrupt as well, and what the start left is stopped; a signal Ray's start kept from raising is found by
   the flag when it returns. Ray's start holds the interpreter (the GIL) in a C++ wait for its raylet, up to 2-3 s on
-  2 loaded cores, when no handler runs: in a thread of its own it would hold the waiting main thread as well, and a
-  start abandoned there kept the process from exiting for 30 s. The handlers stay the sweep's until every process is
-  stopped (``ray.init`` replaces the SIGTERM handler with Ray's, which ends the driver with status 1 and no summary;
-  Python's default one would turn a second Ctrl-C into a KeyboardInterrupt in the middle of the teardown), and a
-  task Ray cannot cancel or a failing ``ray.shutdown`` does not replace the summary;
+  2 loaded cores, when no handler runs (in a thread of its own it held the waiting main thread as well): the local
+  instance starts in a process of its own (:mod:`.local_head`), which the driver waits for in steps of 0.1 s and
+  then joins as it joins a cluster (below), so that Ctrl-C is served at once in every phase. The handlers stay
+  the sweep's until every process is stopped (``ray.init`` replaces the SIGTERM handler with Ray's, which ends the
+  driver with status 1 and no summary; Python's default one would turn a second Ctrl-C into a KeyboardInterrupt in
+  the middle of the teardown), and a task Ray cannot cancel or a failing ``ray.shutdown`` does not replace the
+  summary;
 - a local instance whose raylet or GCS server dies (the OOM killer, a kill) ends the sweep at the driver's next
   check (at most POLL): Ray's own detection takes 15 s and then ends the driver process with status 1, before it
   can keep or report anything (and a dead GCS left Ray's agents running for minutes). The rows finished are kept
@@ -50,6 +52,7 @@ What goes wrong on clusters:
 """
 
 import contextlib
+import ctypes
 import functools
 import gc
 import logging
@@ -60,6 +63,7 @@ import pickle
 import re
 import signal
 import socket
+import subprocess
 import sys
 import threading
 import time
@@ -69,6 +73,7 @@ from pathlib import Path
 
 from discrete_robot import budget
 from discrete_robot.errors import InputError
+from discrete_robot.sweep import local_head
 from discrete_robot.sweep.results import FolderError, Outcomes, ResultStore, encode, rows_table
 from discrete_robot.sweep.spec import spec_digest, spec_text
 
@@ -90,6 +95,14 @@ ADDRESS = re.compile(r"(?P<host>[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\]):(?P<port>[0-9
 STOP_GRACE = 0.3
 #: the processes of a local instance the driver watches: the sweep cannot go on without them
 VITAL = ("raylet", "gcs_server")
+#: prctl(2) option: orphaned descendants are reparented to this process rather than to init
+PR_SET_CHILD_SUBREAPER = 36
+#: s the process of a local instance has to stop it (Ray's shutdown) once its session is over, before SIGKILL
+HEAD_END_S = 30.0
+
+#: the process of the local instance this process started last (:mod:`.local_head`): like Ray's session, which
+#: runs on it, one per process; the instance runs while its stdin is open
+_head: subprocess.Popen | None = None
 
 
 class EngineLostError(Exception):
@@ -106,13 +119,24 @@ def _process_start(pid: int) -> tuple[str, int] | None:
     return None if fields[0] in "ZX" else (stat[stat.index("(") + 1:stat.rindex(")")], int(fields[19]))
 
 
+def _adopt_orphans(on: bool) -> None:
+    """Whether this process adopts its descendants whose parent ends (a child subreaper, Linux >= 3.4), so that
+    they stay its descendants; nothing where prctl is missing."""
+    with contextlib.suppress(AttributeError, OSError):
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, int(on), 0, 0, 0)
+
+
 class LocalProcesses:
     """The processes a local Ray instance started under this driver (every descendant of this process, taken
-    when asked: Ray starts its GCS server, raylet, agents and monitors as children of the driver and its
-    workers as children of the raylet), each known by pid and start time (a pid reused later is not ours)."""
+    when asked: the instance's process (:mod:`.local_head`) starts its GCS server, raylet, agents and monitors,
+    the raylet its workers), each known by pid and start time (a pid reused later is not ours). Until
+    :meth:`stop`, this process adopts those whose parent ends, so that they stay its descendants: a worker busy
+    in a compiled loop outlives its raylet (lost, or ended with the instance's process), and one that had not
+    been seen before was left running."""
 
     def __init__(self):
         self.known: dict[int, tuple[str, int]] = {}
+        _adopt_orphans(True)
 
     def snapshot(self) -> None:
         parents: dict[int, int] = {}
@@ -131,7 +155,8 @@ class LocalProcesses:
                 self.known.setdefault(pid, start)
 
     def running(self) -> list[int]:
-        return [pid for pid, start in self.known.items() if _process_start(pid) == start]
+        """The known processes still running, by start time: a worker's name changes with its task's."""
+        return [pid for pid, (_, start) in self.known.items() if (_process_start(pid) or ("", None))[1] == start]
 
     def lost(self) -> str | None:
         """The reason the instance cannot go on: a VITAL process of it has ended; None while they run."""
@@ -142,7 +167,7 @@ class LocalProcesses:
         return None
 
     def stop(self, grace: float = 2.0) -> None:
-        """SIGTERM every process still running, SIGKILL those alive after ``grace`` s."""
+        """SIGTERM every process still running, SIGKILL those alive after ``grace`` s; reap them."""
         for number in (signal.SIGTERM, signal.SIGKILL):
             for pid in self.running():
                 with contextlib.suppress(OSError):
@@ -150,6 +175,10 @@ class LocalProcesses:
             deadline = time.monotonic() + grace
             while self.running() and time.monotonic() < deadline:
                 time.sleep(0.05)
+        for pid in self.known:     # those adopted are this process's children, to reap
+            with contextlib.suppress(OSError):
+                os.waitpid(pid, os.WNOHANG)
+        _adopt_orphans(False)
 
 
 def local_cores() -> int:
@@ -157,21 +186,29 @@ def local_cores() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
-def _join(address: str, options: dict) -> None:
-    """``ray.init(address)`` after checking the address (module docstring); InputError naming it when the
-    address is malformed or nothing answers within CONNECT_S per step."""
+class _ThreadNote(logging.Filter):
+    """Leaves out Ray's warning that ``ray.init`` in a thread sets no SIGTERM handler: the sweep sets its own
+    (run_sweep)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.getMessage().startswith("SIGTERM handler is not set")
+
+
+THREAD_NOTE = _ThreadNote()
+
+
+def _connect(address: str, options: dict) -> str | None:
+    """``ray.init(address)`` after a TCP connection to it, each step within CONNECT_S, in a thread the driver
+    waits on in steps of 0.1 s (module docstring); None once joined, else the reason."""
     import ray
 
-    match = ADDRESS.fullmatch(address)
-    if match is None or not 1 <= int(match["port"]) <= 65535:
-        raise InputError(f"--address: expected HOST:PORT of a Ray cluster's head (e.g. 10.0.0.1:6379), got "
-                         f"{address!r}")
-    host, port = match["host"].strip("[]"), int(match["port"])
+    logging.getLogger("ray._private.worker").addFilter(THREAD_NOTE)     # a filter already there is not added again
+    host, port = address.rsplit(":", 1)
     outcome: dict = {}
 
     def connect():
         try:
-            with socket.create_connection((host, port), timeout=CONNECT_S):
+            with socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_S):
                 pass
         except OSError as error:
             outcome["error"] = f"cannot connect ({error.strerror or error or 'timed out'})"
@@ -187,11 +224,52 @@ def _join(address: str, options: dict) -> None:
     thread.start()
     while thread.is_alive() and time.monotonic() - started < 2 * CONNECT_S + 1.0:
         thread.join(0.1)     # the main thread runs Python's signal handlers between joins: Ctrl-C is obeyed
-    if "joined" not in outcome:
-        reason = outcome.get("error", f"no Ray cluster answered within {2 * CONNECT_S + 1.0:g} s")
-        raise InputError(f"--address {address}: {reason}: is `ray start --head --port {port}` running there?")
+    if "joined" in outcome:
+        return None
+    return outcome.get("error", f"no Ray cluster answered within {2 * CONNECT_S + 1.0:g} s")
 
 
+def _join(address: str, options: dict) -> None:
+    """:func:`_connect` to ``address`` once checked; InputError naming it when the address is malformed or
+    nothing answers."""
+    match = ADDRESS.fullmatch(address)
+    if match is None or not 1 <= int(match["port"]) <= 65535:
+        raise InputError(f"--address: expected HOST:PORT of a Ray cluster's head (e.g. 10.0.0.1:6379), got "
+                         f"{address!r}")
+    reason = _connect(address, options)
+    if reason is not None:
+        raise InputError(f"--address {address}: {reason}: is `ray start --head --port {match['port']}` running "
+                         "there?")
+
+
+def _start_local(workers: int, options: dict) -> None:
+    """A local instance of ``workers`` CPUs in a process of its own (:mod:`.local_head`), joined as a cluster
+    is; EngineLostError when it does not start or does not take the driver."""
+    global _head
+    _end_head()
+    _head = local_head.start(workers)
+    try:
+        address = local_head.address(_head)
+    except local_head.HeadError as error:
+        raise EngineLostError(str(error)) from None
+    reason = _connect(address, options)
+    if reason is not None:
+        raise EngineLostError(f"the local Ray instance at {address} did not take the driver: {reason}")
+
+
+def _end_head() -> None:
+    """End the process of the local instance started last (its Ray session is over): its stdin closed, it
+    stops its instance (Ray's shutdown), killed if still running after HEAD_END_S."""
+    global _head
+    if _head is None:
+        return
+    _head.stdin.close()
+    try:
+        _head.wait(HEAD_END_S)
+    except subprocess.TimeoutExpired:
+        _head.kill()
+        _head.wait()
+    _head = None
 @dataclass(frozen=True)
 class Batch:
     """The cases of one task as they travel (one pickle): ids, samples, seeds, the inputs every case of the
@@ -306,11 +384,11 @@ def start_ray(workers: int | None, address: str | None) -> tuple[object, int, bo
         # they then get a fraction of what this process would, 2.5x slower measured on 2 shared cores. The
         # workers are the sweep's work (the driver only waits): at the priority the user runs the command with
         os.environ.setdefault("RAY_worker_niceness", "0")
-    elif "RAY_AUTH_MODE" not in os.environ and (TOKEN_FILE.exists() or os.environ.get("RAY_AUTH_TOKEN")
-                                                 or os.environ.get("RAY_AUTH_TOKEN_PATH")):
-        # `ray start` turns token authentication on where a token is at hand (Ray >= 2.59), but ray.init(address)
-        # does not: a driver must say RAY_AUTH_MODE=token to join such a cluster (docs.ray.io, "Ray token
-        # authentication"); with the cluster's token here, do as `ray start` does
+    if "RAY_AUTH_MODE" not in os.environ and (TOKEN_FILE.exists() or os.environ.get("RAY_AUTH_TOKEN")
+                                              or os.environ.get("RAY_AUTH_TOKEN_PATH")):
+        # `ray start` and a local instance's start turn token authentication on where a token is at hand (Ray >=
+        # 2.59), but ray.init(address) does not: a driver must say RAY_AUTH_MODE=token to join such a cluster
+        # (docs.ray.io, "Ray token authentication"), the local instance (.local_head) as well
         os.environ["RAY_AUTH_MODE"] = "token"
     import ray
 
@@ -323,9 +401,7 @@ def start_ray(workers: int | None, address: str | None) -> tuple[object, int, bo
             print(f"note: --workers {workers} capped at {cores}, the cores of this machine (a local Ray instance "
                   "runs one worker per core)", file=sys.stderr)
         workers = min(workers or cores, cores)
-        # "local": a new instance even where `ray start` left one running on this machine (which ray.init()
-        # would join)
-        ray.init(address="local", num_cpus=workers, **options)
+        _start_local(workers, options)
     else:
         _join(address, options)
         workers = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
@@ -352,13 +428,13 @@ def _failure_reason(error) -> str:
 
 def _stop_ray(own: bool, local: "LocalProcesses | None", grace: float) -> None:
     """Shut down the Ray session this sweep started (``own``) and stop every process of its local instance
-    (``local``), also what an interrupted start left, SIGKILL after ``grace`` s. A join cut short is left to
-    its thread (ray.shutdown would wait for that ray.init). A failing shutdown (of a start cut short) is a note
-    on stderr: the summary is still due, and the processes are stopped all the same."""
+    (``local``, with its process, :mod:`.local_head`), also what an interrupted start left, SIGKILL after
+    ``grace`` s. A join cut short is left to its thread (ray.shutdown would wait for that ray.init). A failing
+    shutdown is a note on stderr: the summary is still due, and the processes are stopped all the same."""
     if local is not None:
         local.snapshot()    # with the workers started since, or what an interrupted start left
     ray = sys.modules.get("ray")
-    if own and ray is not None and (local is not None or ray.is_initialized()):
+    if own and ray is not None and ray.is_initialized():
         try:
             ray.shutdown()
         except Exception as error:  # noqa: BLE001 -- any reason: what follows stops the processes regardless
@@ -366,6 +442,7 @@ def _stop_ray(own: bool, local: "LocalProcesses | None", grace: float) -> None:
                   file=sys.stderr)
     if local is not None:
         local.stop(grace)
+        _end_head()
 
 
 def run_sweep(spec, experiment, cases: list, output_dir: Path, workers: int | None = None,
@@ -415,7 +492,8 @@ def run_sweep(spec, experiment, cases: list, output_dir: Path, workers: int | No
                 finally:
                     starting.clear()
                 flag_signals()
-            if ray is not None and not own:
+            if ray is not None and not own and local is not None:
+                local.stop()        # knows no process: only ends the adoption
                 local = None        # the caller's session is not this sweep's to watch or stop
             if stop.is_set():       # a signal Ray's start kept from raising (module docstring)
                 raise KeyboardInterrupt

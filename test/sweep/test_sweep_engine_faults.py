@@ -183,8 +183,8 @@ def test_ctrl_c_while_a_million_cases_are_built_ends_the_command_within_2_s(tmp_
 def test_ctrl_c_while_the_local_ray_instance_starts_gives_the_summary_and_leaves_no_ray_process(tmp_path):
     """SIGINT once the local instance's GCS server runs (Ray's start goes on for seconds: the raylet, then the
     driver's connection): the interrupted summary (status 1, no traceback), nothing computed, and every process
-    the start left is stopped. The bound on the time is loose: ray.init holds the interpreter (the GIL) in a
-    C++ wait for its raylet, up to 2-3 s on 2 loaded cores, when no signal handler can run."""
+    the start left is stopped. The instance starts in a process of its own, so the driver serves the signal at
+    once; the bound on the time only ends a hang (the exit's time is measured apart, not asserted)."""
     spec = write_spec(tmp_path, SWINGS)
     process = subprocess.Popen(command(spec, tmp_path / "out", "--workers", "2"), stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)
