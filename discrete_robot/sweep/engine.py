@@ -505,7 +505,7 @@ def run_sweep(spec, experiment, cases: list, output_dir: Path, workers: int | No
                 compute = time.perf_counter()
                 try:
                     _drive(ray, experiment, spec, todo, used, store, stop, progress,
-                           local.lost if local is not None else lambda: None)
+                           local.lost if local is not None else lambda: None, cancel=not own)
                 finally:
                     compute = time.perf_counter() - compute
         except KeyboardInterrupt:
@@ -529,10 +529,12 @@ def run_sweep(spec, experiment, cases: list, output_dir: Path, workers: int | No
 
 
 def _drive(ray, experiment, spec, todo: deque, workers: int, store: ResultStore, stop: threading.Event,
-           progress: bool, lost) -> None:
+           progress: bool, lost, cancel: bool = True) -> None:
     """Keep QUEUED tasks per worker in flight until every case has a row, with a progress bar. When ``stop`` is
     set (the signal handlers' flag) or on KeyboardInterrupt, the tasks in flight are cancelled (their workers
-    stopped) and KeyboardInterrupt propagates; when ``lost()`` gives a reason, EngineLostError with it."""
+    stopped; with ``cancel`` only: a sweep's own instance is stopped whole right after, and cancelling there
+    made Ray's driver abort now and then, "Tried to complete task that was not pending", before the summary)
+    and KeyboardInterrupt propagates; when ``lost()`` gives a reason, EngineLostError with it."""
     from tqdm import tqdm
 
     remote = remote_run_task().options(num_cpus=1, max_retries=spec.retries)
@@ -597,7 +599,7 @@ def _drive(ray, experiment, spec, todo: deque, workers: int, store: ResultStore,
                                               f"{spec.case_timeout:g} s, {START_GRACE:g} s for a worker's start, "
                                               f"{spec.retries} retries); its worker was stopped")
     except (KeyboardInterrupt, FolderError):
-        for ref in in_flight:
+        for ref in in_flight if cancel else ():
             # a task Ray cannot cancel (ended meanwhile) must not replace the reason the sweep stops: its worker
             # ends with the local instance, and a cluster's finishes it into no one's store
             with contextlib.suppress(Exception):
