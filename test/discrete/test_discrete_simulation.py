@@ -30,7 +30,7 @@ def _fallbacks(monkeypatch) -> list:
     # the compositions: sub-steps (some backwards) inside the compiled run, stops between whole steps
     ("planar_2link.yaml", 1.0, 1e-3, 8.0, "discrete4"),
     ("arm_6dof.yaml", None, 1e-3, 8.0, "discrete4"),
-    ("arm_6dof.yaml", None, 0.05, 1.0, "discrete4"),
+    ("arm_6dof.yaml", None, 0.1, 1.0, "discrete4"),
     ("arm_6dof.yaml", None, 1e-3, 8.0, "discrete6"),
 ])
 def test_held_forces_take_the_same_steps_as_a_torque_function(monkeypatch, filename, limit, time_step, speed,
