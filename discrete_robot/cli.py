@@ -196,5 +196,11 @@ def main(argv: list[str] | None = None) -> int:
             path.write_text(json.dumps(to_jsonable(result), indent=1))
             text += f"\nfull result: {path} (or --json)"
         print(text)
+    global interrupted_run
+    interrupted_run = isinstance(result, dict) and bool(result.get("interrupted"))
     # a command whose document reports failure (an experiment that missed its goal) fails too
     return 1 if isinstance(result, dict) and result.get("success") is False else 0
+
+
+#: the last :func:`main` ended on a Ctrl-C with its summary written (``python -m discrete_robot`` then exits at once)
+interrupted_run = False
