@@ -53,6 +53,11 @@ def seconds_to_duration_fields(seconds: float, what: str = "duration") -> tuple[
     return nanoseconds // 1_000_000_000, nanoseconds % 1_000_000_000
 
 
+def stamp_ns(stamp) -> int:
+    """A builtin_interfaces/Time as integer nanoseconds (exact, and ordered as the times are)."""
+    return stamp.sec * 1_000_000_000 + stamp.nanosec
+
+
 def time_msg(seconds: float) -> Time:
     """Simulated seconds -> builtin_interfaces/Time (nanosecond resolution)."""
     sec, nanosec = seconds_to_duration_fields(seconds, "simulated time")

@@ -47,15 +47,15 @@ from discrete_robot.nodes.common import (
     STATE_QOS,
     GuardedNode,
     declare_parameters,
-    duration_seconds,
     node_main,
     node_model,
 )
+from discrete_robot.nodes.conversions import duration_seconds, stamp_ns
 from discrete_robot.nodes.manipulation_parameters import DEFAULT_MODEL, PARAMETERS
 from discrete_robot.nodes.markers import scene_markers
 from discrete_robot.nodes.push_executive import Lockstep, start_state, step_through
 from discrete_robot.nodes.push_messages import arm_failure, finger_motion_goal, pose2d, report, within
-from discrete_robot.nodes.push_perception import WorldView, stamp_ns, wait_for
+from discrete_robot.nodes.push_perception import WorldView, wait_for
 
 #: the share of the goal's tolerances a plan may use; the rest is the execution's margin (a plan just inside 5°: 5.01°)
 PLANNING_SHARE = 0.5

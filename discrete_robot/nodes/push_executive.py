@@ -11,8 +11,8 @@ from std_srvs.srv import Trigger
 
 from discrete_robot.errors import DiscreteRobotError
 from discrete_robot.geometry2d import yaw_quaternion
-from discrete_robot.nodes.conversions import pose_msg
-from discrete_robot.nodes.push_perception import WorldView, stamp_ns, wait_for
+from discrete_robot.nodes.conversions import pose_msg, stamp_ns
+from discrete_robot.nodes.push_perception import WorldView, wait_for
 from discrete_robot.nodes.qos import SERVICE_QOS
 
 #: calls of a repeatable control service before it counts as unanswered

@@ -16,6 +16,7 @@ from rclpy.task import Future
 from sensor_msgs.msg import JointState
 
 from discrete_robot.geometry2d import yaw_of_quaternion
+from discrete_robot.nodes.conversions import stamp_ns
 from discrete_robot.nodes.qos import JOINT_STATE_QOS
 from discrete_robot.nodes.trajectory_planner_node import arm_state
 
@@ -23,11 +24,6 @@ from discrete_robot.nodes.trajectory_planner_node import arm_state
 HISTORY = 10_000
 #: m: the drawn executed path gets a point where the object has moved this far from the last one
 TRACE_SPACING = 1e-3
-
-
-def stamp_ns(stamp) -> int:
-    """A builtin_interfaces/Time as integer nanoseconds (exact, and ordered as the times are)."""
-    return stamp.sec * 1_000_000_000 + stamp.nanosec
 
 
 class StampedPoses:

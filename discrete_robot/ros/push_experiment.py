@@ -25,6 +25,7 @@ from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 from discrete_robot.errors import DiscreteRobotError
 from discrete_robot.geometry2d import to_world, yaw_of_quaternion
 from discrete_robot.manipulation.scene import load_scene, scene_path_for
+from discrete_robot.nodes.conversions import stamp_ns
 from discrete_robot.plotting import new_figure, save_figure
 from discrete_robot.ros.session import RosSession, stamp_seconds
 
@@ -74,7 +75,7 @@ def _by_stamp(messages: list) -> dict[int, object]:
     """One message per stamp (ns), the first received: a paused world republishes its state unchanged."""
     samples: dict[int, object] = {}
     for message in messages:
-        samples.setdefault(message.header.stamp.sec * 1_000_000_000 + message.header.stamp.nanosec, message)
+        samples.setdefault(stamp_ns(message.header.stamp), message)
     return samples
 
 

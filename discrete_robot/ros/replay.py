@@ -20,6 +20,8 @@ import numpy as np
 import yaml
 
 from discrete_robot.errors import InputError
+from discrete_robot.nodes.conversions import stamp_ns
+from discrete_robot.simulation.runtime import steps_for
 
 #: the MCAP metadata record holding an experiment's inputs
 INPUTS = "discrete_robot.experiment"
@@ -49,10 +51,6 @@ def recorded(path: Path) -> tuple[dict, dict[str, list]]:
             decoded = deserialize_message(message.data, message_class(schema.name))
             messages.setdefault(channel.topic, []).append(decoded)
     return inputs, messages
-
-
-def _stamp_ns(stamp) -> int:
-    return stamp.sec * 1_000_000_000 + stamp.nanosec
 
 
 class Replay:
@@ -121,7 +119,7 @@ class Replay:
 
         simulation = self.world.simulation
         self.core.update(simulation.time, simulation.q, simulation.qd)
-        self.samples[_stamp_ns(time_msg(simulation.time))] = (simulation.q.copy(), simulation.qd.copy(),
+        self.samples[stamp_ns(time_msg(simulation.time))] = (simulation.q.copy(), simulation.qd.copy(),
                                                               tuple(self.world.scene.poses[self.name]))
 
     def goal(self, trajectory) -> float:
@@ -137,7 +135,7 @@ class Replay:
         self._publish()
         last = trajectory.points[-1].time_from_start
         span = last.sec + last.nanosec * 1e-9 + self.settle_s
-        steps = max(0, int(np.ceil(span / simulation.time_step - 1e-9)))     # runtime.steps_for
+        steps = steps_for(span, simulation.time_step)
         self.tracking.take_over(simulation.q)
         while steps > 0:
             chunk = min(steps, self.grid.steps_to_line(simulation.time, simulation.time_step))
@@ -165,7 +163,7 @@ def compare(replay: Replay, messages: dict[str, list], until_ns: int) -> tuple[i
                               [m.pose.position.x, m.pose.position.y],
                               [m.pose.orientation.w, m.pose.orientation.z]))):
         for message in messages.get(topic, []):
-            stamp = _stamp_ns(message.header.stamp)
+            stamp = stamp_ns(message.header.stamp)
             if stamp > until_ns:
                 continue
             state = replay.samples.get(stamp)
@@ -190,8 +188,8 @@ def replay_file(path) -> dict:
     replay = Replay(inputs)
     end = 0.0
     for goal in goals:
-        if abs(_stamp_ns(goal.header.stamp) - round(end * 1e9)) > 1:
-            raise InputError(f"{path}: a goal stamped {_stamp_ns(goal.header.stamp) * 1e-9:.6f} s does not start "
+        if abs(stamp_ns(goal.header.stamp) - round(end * 1e9)) > 1:
+            raise InputError(f"{path}: a goal stamped {stamp_ns(goal.header.stamp) * 1e-9:.6f} s does not start "
                              f"where the world was paused ({end:.6f} s): not a lockstep experiment")
         end = replay.goal(goal)
     samples, difference = compare(replay, messages, round(end * 1e9))

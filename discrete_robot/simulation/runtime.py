@@ -46,6 +46,11 @@ AS_FAST_AS_POSSIBLE_SHARE = 0.8
 LEADER_SILENCE_S = 1.0
 
 
+
+def steps_for(seconds: float, time_step: float) -> int:
+    """The whole steps of ``time_step`` (s) that reach at least ``seconds`` (s) of simulated time (0 for none)."""
+    return max(0, int(np.ceil(seconds / time_step - 1e-9)))
+
 class Level(enum.IntEnum):
     """A status's level, as diagnostic_msgs/DiagnosticStatus numbers them."""
 
@@ -318,8 +323,8 @@ class SimulationRuntime:
         return None, self.world_time + self._pending_steps * self.time_step
 
     def steps_for(self, seconds: float) -> int:
-        """The whole steps that reach at least ``seconds`` (s) of simulated time (0 for none)."""
-        return max(0, int(np.ceil(seconds / self.time_step - 1e-9)))
+        """The whole steps of this world that reach at least ``seconds`` (s) of simulated time."""
+        return steps_for(seconds, self.time_step)
 
     @property
     def pending_steps(self) -> int:
