@@ -333,6 +333,9 @@ def run(names: list[str], output_dir: Path, record: bool = True, functions: dict
         if recorder is not None:
             recorder.discover()
             session.node.create_timer(0.5, recorder.discover)  # topics that appear later are recorded too
+            # DDS matches the recorder's subscriptions some time after they are made: an experiment that ends at
+            # once (a refused goal) would otherwise leave an empty file on a busy machine
+            session.spin_until(recorder.receiving_states, 30.0)
         try:
             done = 0
             for name in names:

@@ -193,6 +193,11 @@ class McapRecorder(TopicRelay):
                                      sequence=self.counts[topic])
             self.counts[topic] += 1
 
+    def receiving_states(self) -> bool:
+        """Whether a robot's state stream (a ``joint_states`` topic) has reached the recording: its subscription
+        is matched. False until a ``joint_states`` topic is discovered and delivers."""
+        return any(count > 0 for topic, count in self.counts.items() if topic.endswith("joint_states"))
+
     def add_metadata(self, name: str, values: dict[str, str]) -> None:
         """A metadata record ``name`` of text ``values`` (an experiment's inputs)."""
         with self._lock:
