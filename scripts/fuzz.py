@@ -132,7 +132,7 @@ def plan_trajectory(draw, valid: bool):
         max_velocity=draw(pick(limits) if valid else mostly(limits, FLOAT_ARRAY)),
         time_step_hint=draw(pick(st.floats(0.02, 0.1))),
         method=draw(st.sampled_from(["", "min_time", "min_time"] + ([] if valid else ["min_effort", "fast"]))),
-        duration=draw(pick(st.floats(0.5, 3.0))))
+        duration=draw(pick(st.floats(0.5, 3.0))), effort_scale=draw(pick(st.sampled_from([0.0, 0.7, 1.0]))))
 
 
 def _duration(seconds: float):

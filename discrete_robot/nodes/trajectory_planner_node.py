@@ -10,17 +10,27 @@ Services
   Any problem with the request (NaN, unknown or missing joint, waypoint outside the joint limits, torque
   limits that cannot hold the arm against gravity, unknown method) gives success=false and the reason;
   the node keeps serving.
+- ``retime_trajectory`` (discrete_robot_interfaces/RetimeTrajectory): a stack's JointTrajectory (any joint
+  order, timing ignored) timed for minimum time along the cubic spline through its points.
+
+Every plan carries its predicted execution (discrete_robot.planning.prediction: the plan run through the
+simulator's model and tracking, faster than real time): per joint the largest tracking error and peak effort
+fraction, the end lag, the goal tolerance, and whether the tolerances hold; the message says it in one line.
+``effort_scale`` 0 with the model's limits (min_time, retime) takes the largest of 1, 0.9, …, 0.5 whose
+predicted execution meets the goal tolerance within MoveIt's 1.2 × duration + 0.5 s; 1 is the true minimum time.
 
 Planning from the arm's state: the node follows ``joint_states``; a request that omits the start
 (``from_current_state``, or a single waypoint) plans from the arm's measured positions, a request whose
 first waypoint lies more than ``start_tolerance`` from them is refused with the distance, and so is any
 request while the arm moves faster than ``rest_tolerance`` (plans start at rest).
 
-Execution: with ``execute`` the plan is sent as a goal to ``<controller_name>/follow_joint_trajectory``
-(control_msgs/FollowJointTrajectory) and the service answers when the result arrives: success only if the
-goal succeeded, ``execution_error_code`` its error code, the trajectory's header.stamp the simulated time at
-which execution began (from the first feedback). A server that does not answer within ``execution_timeout``
-wall-clock seconds beyond the plan's duration has the goal canceled and the request fails.
+Execution (both services): with ``execute`` the plan is sent as a goal to
+``<controller_name>/follow_joint_trajectory`` (control_msgs/FollowJointTrajectory) and the service answers when
+the result arrives: success only if the goal succeeded, ``execution_error_code`` its error code, the
+trajectory's header.stamp the simulated time at which execution began (from the first feedback), and the
+measured largest tracking error and end lag (on joint_states) beside the predicted ones. A server that does not
+answer within ``execution_timeout`` wall-clock seconds beyond the plan's duration has the goal canceled and the
+request fails (discrete_robot.nodes.plan_services).
 
 Publishes, for display only (``publish_plans``; each successful plan, executed or not; latched, so a viewer
 started later shows the last plan). A plan never moves the arm unless ``execute`` asks: nothing is published
@@ -40,19 +50,16 @@ Parameters: ``model_file`` (default the shipped config/planar_2link.yaml), ``gri
 ``goal_time_tolerance``, ``execution_timeout`` (config/trajectory_planner.yaml). The planning itself is
 :class:`discrete_robot.planning.planner.TrajectoryPlanner`.
 
-Bounded work: a request with more than ``max_waypoints`` waypoints is refused. Each method plans in a lane of its
-own (discrete_robot.nodes.work_lanes), one request at a time, so a min_time request never waits behind min_effort
-solves; a request is answered within ``request_timeout`` of its arrival, its wait included: one whose turn comes
-after that is refused at once with the reason, and planning stops when it runs out. Every request is kept
-(SERVICE_QOS). Parameter services answer during a long plan (a multi-threaded executor: a thread per lane and
+Bounded work: a request with more than ``max_waypoints`` waypoints is refused. Each method (and retime) plans in a
+lane of its own (discrete_robot.nodes.work_lanes), one request at a time, so a min_time request never waits behind
+min_effort solves; a request is answered within ``request_timeout`` of its arrival, its wait included: one whose
+turn comes after that is refused at once with the reason, and planning stops when it runs out. Every request is
+kept (SERVICE_QOS). Parameter services answer during a long plan (a multi-threaded executor: a thread per lane and
 two more), and Ctrl-C ends the node at once (the planner polls :data:`discrete_robot.budget.STOP`).
 """
 
 import numpy as np
-from builtin_interfaces.msg import Duration
-from control_msgs.action import FollowJointTrajectory
-from discrete_robot_interfaces.srv import PlanTrajectory
-from rclpy.action import ActionClient
+from discrete_robot_interfaces.srv import PlanTrajectory, RetimeTrajectory
 from rclpy.callback_groups import ReentrantCallbackGroup
 from sensor_msgs.msg import JointState
 from trajectory_msgs.msg import JointTrajectory
@@ -60,7 +67,6 @@ from visualization_msgs.msg import MarkerArray
 
 from discrete_robot.errors import DiscreteRobotError, InputError
 from discrete_robot.model.description import package_config_path
-from discrete_robot.nodes.conversions import duration_seconds, seconds_to_duration_fields
 from discrete_robot.nodes.guarded import GuardedNode
 from discrete_robot.nodes.parameters import (
     ROBOT_DESCRIPTION,
@@ -71,10 +77,9 @@ from discrete_robot.nodes.parameters import (
     node_model,
     positive,
 )
-from discrete_robot.nodes.plan_messages import PATH_TOPIC, path_markers, tool_point, trajectory_msg
+from discrete_robot.nodes.plan_messages import PATH_TOPIC, path_markers, tool_point
+from discrete_robot.nodes.plan_services import RETIME_SERVICE, PlanExecutor, failed, fill_plan_response, retimed
 from discrete_robot.nodes.qos import LATCHED_QOS, STATE_QOS
-from discrete_robot.nodes.retime_service import SERVICE as RETIME_SERVICE
-from discrete_robot.nodes.retime_service import RetimeTrajectory, retime_response
 from discrete_robot.nodes.spin import node_main
 from discrete_robot.nodes.work_lanes import Lane
 from discrete_robot.planning.planner import ArmState, PlannerSettings, TrajectoryPlanner
@@ -118,10 +123,6 @@ PARAMETERS = [
                   "the result before canceling", check=positive, value_range=(0.1, 3600.0)),
 ]
 
-#: wall-clock seconds to wait for the FollowJointTrajectory server to be discovered
-SERVER_WAIT_S = 2.0
-
-
 def arm_state(msg: JointState, joints) -> ArmState:
     """The arm's state in the model's joint order from a JointState naming every joint (velocities default 0)."""
     index = {name: i for i, name in enumerate(msg.name)}
@@ -141,7 +142,7 @@ class TrajectoryPlannerNode(GuardedNode):
 
     NODE_NAME = "trajectory_planner_node"
     MULTI_THREADED = True
-    THREADS = 4
+    THREADS = 5     # a thread per lane and two more
 
     def __init__(self, **kwargs):
         super().__init__(self.NODE_NAME, **kwargs)
@@ -163,88 +164,52 @@ class TrajectoryPlannerNode(GuardedNode):
         self.create_subscription(JointState, "joint_states", self.on_joint_states, STATE_QOS)
         self.add_post_set_parameters_callback(
             lambda parameters: self.values.update({p.name: p.value for p in parameters}))
-        # the action's responses must be served while the service callback awaits them
-        self.action = f"{values['controller_name']}/follow_joint_trajectory"
-        self.action_client = ActionClient(self, FollowJointTrajectory, self.action,
-                                          callback_group=ReentrantCallbackGroup())
-        self.lanes = {method: Lane(self, method) for method in ("min_time", "min_effort")}
+        self.executor_of_plans = PlanExecutor(self, f"{values['controller_name']}/follow_joint_trajectory")
+        self.lanes = {method: Lane(self, method) for method in ("min_time", "min_effort", "retime")}
         self.create_service(PlanTrajectory, "plan_trajectory", self.on_plan, callback_group=ReentrantCallbackGroup())
-        self.create_service(RetimeTrajectory, RETIME_SERVICE, lambda req, res: retime_response(self.planner, req, res))
+        self.create_service(RetimeTrajectory, RETIME_SERVICE, self.on_retime, callback_group=ReentrantCallbackGroup())
         self.get_logger().info(f"planning for '{model.name}' ({', '.join(model.joint_names)})")
 
     def on_joint_states(self, msg: JointState) -> None:
         self.current = arm_state(msg, self.planner.joint_names)
+        self.executor_of_plans.on_joint_states(msg, self.current)
 
     async def on_plan(self, request: PlanTrajectory.Request, response: PlanTrajectory.Response):
+        # an unknown method is refused by the planner, at once: the cheap lane
+        lane = self.lanes["min_effort" if request.method == "min_effort" else "min_time"]
+        return await self._answer(lane, request, response, lambda: self._planned(request))
+
+    async def on_retime(self, request: RetimeTrajectory.Request, response: RetimeTrajectory.Response):
+        return await self._answer(self.lanes["retime"], request, response,
+                                  lambda: retimed(self.planner, request))
+
+    def _planned(self, request: PlanTrajectory.Request):
+        plan = self.planner.plan([p.positions for p in request.waypoints], request.joint_names, request.max_effort,
+                                 request.max_velocity, request.method, request.duration, request.time_step_hint,
+                                 current=self.current, from_current_state=request.from_current_state,
+                                 effort_scale=request.effort_scale)
+        return plan, (f"{plan.method.value}: {plan.duration:.4f} s, {len(plan.t)} points, "
+                      + ", ".join(f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {v}"
+                                  for k, v in plan.details.items() if k != "predicted"))
+
+    async def _answer(self, lane: Lane, request, response, plan_it):
+        """Plan in ``lane`` (``plan_it()`` gives the plan and its summary), answer, show it and execute if asked."""
         try:
-            # an unknown method is refused by the planner, at once: the cheap lane
-            lane = self.lanes["min_effort" if request.method == "min_effort" else "min_time"]
             async with lane.turn(self.values["request_timeout"]):
-                plan = self.planner.plan([p.positions for p in request.waypoints], request.joint_names,
-                                         request.max_effort, request.max_velocity, request.method, request.duration,
-                                         request.time_step_hint, current=self.current,
-                                         from_current_state=request.from_current_state)
-            response.trajectory = trajectory_msg(plan)
+                plan, message = plan_it()
         except DiscreteRobotError as error:
-            response.success = False
-            response.message = printable(error)     # a joint name may hold a right-to-left override
-            self.get_logger().warning(f"plan_trajectory refused: {response.message}")
-            return response
-        response.duration = plan.duration
-        response.success = True
-        response.message = (f"{plan.method.value}: {plan.duration:.4f} s, {len(plan.t)} points "
-                            + ", ".join(f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {v}"
-                                        for k, v in plan.details.items()))
+            # a joint name may hold a right-to-left override
+            self.get_logger().warning(f"{lane.name} refused: {printable(error)}")
+            return failed(response, printable(error))
+        fill_plan_response(response, plan, message)
         self.get_logger().info(f"planned {response.message}")
         if self.values["publish_plans"]:
             self.plan_pub.publish(response.trajectory)
             self.path_pub.publish(path_markers(self.model, self.tool, plan.positions, self.path_frame,
                                                self.get_clock().now().to_msg()))
         if request.execute:
-            return await self._execute(response)
+            return await self.executor_of_plans.execute(response, plan)
         return response
-
-    async def _execute(self, response: PlanTrajectory.Response) -> PlanTrajectory.Response:
-        """Send the plan as a FollowJointTrajectory goal and fill in its outcome (module docstring)."""
-        action = self.action
-        if not self.action_client.wait_for_server(timeout_sec=SERVER_WAIT_S):
-            return _failed(response, f"execute: no FollowJointTrajectory server at {action}")
-        sec, nanosec = seconds_to_duration_fields(self.values["goal_time_tolerance"], "goal_time_tolerance")
-        goal = FollowJointTrajectory.Goal(trajectory=response.trajectory,
-                                          goal_time_tolerance=Duration(sec=sec, nanosec=nanosec))
-        started: list[float] = []
-
-        def on_feedback(message) -> None:
-            if not started:
-                feedback = message.feedback
-                started.append(duration_seconds(feedback.header.stamp)
-                               - duration_seconds(feedback.actual.time_from_start))
-
-        handle = await self.action_client.send_goal_async(goal, feedback_callback=on_feedback)
-        if not handle.accepted:
-            return _failed(response, f"execute: {action} rejected the goal")
-        result = await self.wall_clock_result(handle.get_result_async(),
-                                              response.duration + self.values["execution_timeout"])
-        if result is None:
-            await handle.cancel_goal_async()
-            return _failed(response, f"execute: no result from {action} within {response.duration:.3g} s + "
-                                     f"execution_timeout = {self.values['execution_timeout']:g} s; goal canceled")
-        outcome = result.result
-        response.execution_error_code = outcome.error_code
-        if started:
-            sec, nanosec = seconds_to_duration_fields(started[0], "execution start")
-            response.trajectory.header.stamp.sec, response.trajectory.header.stamp.nanosec = sec, nanosec
-        if outcome.error_code != FollowJointTrajectory.Result.SUCCESSFUL:
-            return _failed(response, f"execute: {action} failed (error_code {outcome.error_code}): "
-                                     f"{outcome.error_string}")
-        response.message += f"; executed: {outcome.error_string or 'SUCCESSFUL'}"
-        return response
-
-
-def _failed(response: PlanTrajectory.Response, reason: str) -> PlanTrajectory.Response:
-    response.success = False
-    response.message = reason
-    return response
 
 
 main = node_main(TrajectoryPlannerNode)

@@ -36,7 +36,7 @@ from discrete_robot.planning.min_time import plan_min_time
 from discrete_robot.planning.path import WaypointPath
 from discrete_robot.planning.prediction import DEFAULT_GOAL_TOLERANCE, PredictedExecution, predict_execution
 from discrete_robot.planning.retime import model_order, retime
-from discrete_robot.validation import finite_vector, positive_step, whole_number
+from discrete_robot.validation import finite_scalar, finite_vector, positive_step, whole_number
 
 LOGGER = logging.getLogger(__name__)
 
@@ -77,9 +77,9 @@ class PlannerSettings:
     start_tolerance: float = 0.05   # rad or m, largest distance of a given first waypoint from the arm's state
     rest_tolerance: float = 0.05    # rad/s or m/s, fastest joint speed still counted as "at rest" for a start
     # attach each min_time and min_effort plan's predicted execution (planning/prediction.py; retimes always carry
-    # it). Off by default: it simulates the whole motion at 1 ms in Python, seconds per plan, where the node's
-    # min_time lane answers in milliseconds
-    predict: bool = False
+    # it), and choose the effort margin by it. It simulates the whole motion at the node's 1 ms step (UR5: about
+    # 0.17 ms a step, 0.2 s for a 0.5 s plan and its settling)
+    predict: bool = True
     max_retime_points: int = 2000   # bound on the points of one retime request
 
     def __post_init__(self):
@@ -148,8 +148,14 @@ class TrajectoryPlanner:
     def plan(self, waypoints, joint_names: Sequence[str] = (), max_effort: Sequence[float] = (),
              max_velocity: Sequence[float] = (), method: str = "", duration: float = 0.0,
              time_step_hint: float = 0.0, current: ArmState | None = None,
-             from_current_state: bool = False) -> PlannedTrajectory:
-        """Validate and plan (see the module docstring); ``current``: the arm's measured state, if known."""
+             from_current_state: bool = False, effort_scale: float = 0.0) -> PlannedTrajectory:
+        """Validate and plan (see the module docstring); ``current``: the arm's measured state, if known.
+
+        ``effort_scale`` in (0, 1] multiplies the effort limits. 0 chooses a min_time plan's margin when the limits
+        are the model's (no ``max_effort``) and the planner predicts executions: the largest of
+        :data:`AUTOMATIC_EFFORT_SCALES` whose predicted execution meets its tolerances, as :meth:`retime` chooses
+        it; otherwise 0 means 1. Limits given in ``max_effort`` are the caller's, used as given. A min_effort plan's
+        duration is the caller's, and a smaller torque bound would not shorten its settling: no automatic margin."""
         names = self.request_names(joint_names)
         chosen = PlanMethod.parse(method)
         from_current_state = from_current_state or len(waypoints) == 1
@@ -169,10 +175,19 @@ class TrajectoryPlanner:
         limits.check_positions(q)
         for i in (0, len(q) - 1):
             limits.check_holding(self.system.potential_gradient(q[i]), q[i])
-        plan = (self._min_time(q, limits) if chosen is PlanMethod.MIN_TIME
-                else self._min_effort(q, limits, duration, time_step_hint))
-        self._check_times(plan.t)
-        return self._with_prediction(plan) if self.settings.predict else plan
+        automatic = effort_scale == 0.0 and effort is None and self.settings.predict and chosen is PlanMethod.MIN_TIME
+        # 0 without automation: the limits as they are
+        scales = AUTOMATIC_EFFORT_SCALES if automatic else (
+            finite_scalar(effort_scale or 1.0, "effort_scale", low=0.0, high=1.0),)
+
+        def planned(scale: float) -> PlannedTrajectory:
+            scaled = dataclasses.replace(limits, effort=scale * limits.effort)
+            plan = (self._min_time(q, scaled) if chosen is PlanMethod.MIN_TIME
+                    else self._min_effort(q, scaled, duration, time_step_hint))
+            self._check_times(plan.t)
+            return dataclasses.replace(plan, details=dict(plan.details, effort_scale=f"{scale:g}"))
+
+        return self._with_margin(planned, scales)
 
     def retime(self, positions, joint_names: Sequence[str] = (), effort_scale: float = 0.0,
                velocity_scale: float = 1.0, acceleration_limits=None,
@@ -191,24 +206,37 @@ class TrajectoryPlanner:
             raise InputError(f"positions: expected 2 to {self.settings.max_retime_points} points of "
                              f"{len(self.joint_names)} values, got shape {points.shape}")
         scales = AUTOMATIC_EFFORT_SCALES if effort_scale == 0.0 else (effort_scale,)
+
+        def planned(scale: float) -> PlannedTrajectory:
+            timed = retime(self.model, joint_names, points, scale, velocity_scale, acceleration_limits,
+                           interpolation, system=self.system)
+            plan = PlannedTrajectory(self.joint_names, timed.t, timed.positions, timed.velocities,
+                                     timed.accelerations, timed.efforts, PlanMethod.RETIME,
+                                     {"interpolation": interpolation, "effort_scale": f"{scale:g}",
+                                      "planning_time_s": timed.planning_time})
+            self._check_times(plan.t)
+            return plan
+
+        return self._with_margin(planned, scales, predict=True)
+
+    def _with_margin(self, planned, scales: Sequence[float], predict: bool | None = None) -> PlannedTrajectory:
+        """``planned(scale)``'s plan at the first of ``scales`` whose predicted execution meets its tolerances (the
+        last that plans when none does; a smaller margin that cannot hold the arm ends the search), with its
+        prediction when ``predict`` (default: the settings'); ``details["effort_scale"]`` says which and why."""
+        predict = self.settings.predict if predict is None else predict
         plan = None
         for scale in scales:
             try:
-                timed = retime(self.model, joint_names, points, scale, velocity_scale, acceleration_limits,
-                               interpolation, system=self.system)
+                candidate = planned(scale)
             except InfeasibleError:
-                if plan is None:        # a smaller margin cannot hold the arm: keep the last plan
+                if plan is None:
                     raise
                 break
-            plan = self._with_prediction(PlannedTrajectory(
-                self.joint_names, timed.t, timed.positions, timed.velocities, timed.accelerations, timed.efforts,
-                PlanMethod.RETIME, {"interpolation": interpolation, "effort_scale": f"{scale:g}",
-                                    "planning_time_s": timed.planning_time}))
-            if plan.predicted.meets_tolerances:
+            plan = self._with_prediction(candidate) if predict else candidate
+            if not predict or plan.predicted.meets_tolerances:
                 break
-        self._check_times(plan.t)
-        scale = float(plan.details["effort_scale"])
         if len(scales) > 1:
+            scale = float(plan.details["effort_scale"])
             plan.details["effort_scale"] = (
                 f"{scale:g}, chosen as the largest of {', '.join(f'{v:g}' for v in scales)} whose predicted execution "
                 "meets the goal tolerance within MoveIt's 1.2 x duration + 0.5 s" if plan.predicted.meets_tolerances

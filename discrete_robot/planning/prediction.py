@@ -94,6 +94,51 @@ class PredictedExecution:
                 "limit")
 
 
+@dataclass(frozen=True)
+class MeasuredExecution:
+    """An executed plan as measured on the robot's joint states, in the terms of :class:`PredictedExecution`:
+    the largest tracking error per joint (rad or m) until the goal was met, and the end lag (s; inf when no sample
+    met the goal)."""
+
+    max_tracking_error: np.ndarray
+    end_lag: float
+    samples: int
+
+    def against(self, predicted: PredictedExecution) -> str:
+        """One line: measured beside predicted, the largest error and the end lag."""
+        worst = int(np.argmax(self.max_tracking_error))
+        lag = f"{self.end_lag:.3f} s" if np.isfinite(self.end_lag) else "not reached"
+        return (f"measured over {self.samples} joint states: largest tracking error "
+                f"{self.max_tracking_error[worst]:.3g} rad on '{predicted.joint_names[worst]}' (predicted "
+                f"{predicted.max_tracking_error[worst]:.3g}), end lag {lag} (predicted {predicted.end_lag:.3f} s)")
+
+
+def at_goal(q, qd, goal, goal_tolerance, stopped_velocity_tolerance: float) -> bool:
+    """JTC's check after the last point: every joint within its goal tolerance of ``goal`` (rad or m) and at rest
+    within ``stopped_velocity_tolerance`` (rad/s or m/s)."""
+    return bool(np.all(np.abs(q - goal) <= goal_tolerance) and np.all(np.abs(qd) <= stopped_velocity_tolerance))
+
+
+def measure_execution(plan_t, positions, velocities, accelerations, samples_t, samples_q, samples_qd,
+                      goal_tolerance, stopped_velocity_tolerance: float = STOPPED_VELOCITY_TOLERANCE
+                      ) -> MeasuredExecution:
+    """The execution of a plan (knot times ``plan_t`` (N,), s from 0; per knot positions, velocities,
+    accelerations (N, n)) measured at joint states: ``samples_t`` (M,) s since the execution began, in order,
+    ``samples_q`` and ``samples_qd`` (M, n). The reference is the plan joined as JTC joins it; the error is taken
+    at every sample until the first one at or after the last point that meets the goal (:func:`at_goal`)."""
+    positions = np.asarray(positions, dtype=float)
+    reference = TrajectoryReference(plan_t, positions, velocities, None, accelerations)
+    end, goal = float(plan_t[-1]), positions[-1]
+    error, lag, count = np.zeros(positions.shape[1]), np.inf, 0
+    for t, q, qd in zip(samples_t, np.asarray(samples_q, float), np.asarray(samples_qd, float), strict=True):
+        error = np.maximum(error, np.abs(reference.sample(t).q - q))
+        count += 1
+        if t >= end and at_goal(q, qd, goal, goal_tolerance, stopped_velocity_tolerance):
+            lag = t - end
+            break
+    return MeasuredExecution(error, float(lag), count)
+
+
 def allowed_lag(duration: float, goal_time: float = 0.0) -> float:
     """s after the last point an execution may take: MoveIt's monitoring, and the controller's goal_time if set."""
     moveit = (MOVEIT_DURATION_SCALING - 1.0) * duration + MOVEIT_DURATION_MARGIN
@@ -129,8 +174,7 @@ def predict_execution(model, t, positions, velocities, accelerations, efforts,
         error = np.maximum(error, deviation)
         if now < end:
             path_holds &= not np.any((path_tolerance > 0.0) & (deviation > path_tolerance))
-        elif (np.all(np.abs(simulation.q - goal) <= goal_tolerance)
-              and np.all(np.abs(simulation.qd) <= settings.stopped_velocity_tolerance)):
+        elif at_goal(simulation.q, simulation.qd, goal, goal_tolerance, settings.stopped_velocity_tolerance):
             lag = now - end
             break
         tau = tracking_torques(system, simulation.q, simulation.qd, desired, settings.kp, settings.kd, limits)
