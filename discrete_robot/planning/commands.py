@@ -20,7 +20,8 @@ from discrete_robot.planning.dmoc import pendulum_swing_up_dmoc
 from discrete_robot.planning.dmoc_sparse import min_effort
 from discrete_robot.planning.min_time import plan_min_time, plan_min_time_nlp, replay
 from discrete_robot.planning.path import WaypointPath
-from discrete_robot.planning.planner import TrajectoryPlanner
+from discrete_robot.planning.planner import TrajectoryPlanner, min_time_trajectory
+from discrete_robot.planning.prediction import predict_execution
 from discrete_robot.plotting import new_figure, save_figure
 
 
@@ -83,7 +84,11 @@ def min_time_command(args) -> dict:
     plan = plan_min_time_nlp(discrete, path, limits, args.grid_points) if args.nlp else \
         plan_min_time(discrete, path, limits, args.grid_points)
     replay_error = float(np.max(np.abs(replay(discrete, plan) - plan.q)))
-    return {"model": model.name, "joint_names": plan.joint_names, "duration": plan.duration,
+    timed = min_time_trajectory(plan, discrete.system)
+    predicted = predict_execution(model, timed.t, timed.positions, timed.velocities, timed.accelerations,
+                                  timed.efforts, system=discrete.system)
+    return {"model": model.name, "predicted": predicted.message(), "joint_names": plan.joint_names,
+            "duration": plan.duration,
             "planner": plan.method, "steps": plan.steps, "inserted_switch_nodes": plan.inserted_nodes,
             "planning_time_s": plan.planning_time, "replay_position_error": replay_error,
             "min_torque_utilisation": float(np.min(plan.torque_utilisation)),

@@ -127,6 +127,16 @@ def _in_model_order(values, names: Sequence[str], model_names: Sequence[str], wh
     return array[order]
 
 
+def min_time_trajectory(plan, system: RigidBodySystem) -> PlannedTrajectory:
+    """A minimum-time plan (:func:`.min_time.plan_min_time`) of ``system``'s arm as a PlannedTrajectory: efforts
+    held from point k to k + 1, the last point's the torque holding the arm at the goal (N m or N)."""
+    efforts = np.vstack([plan.torques, np.asarray(system.potential_gradient(plan.q[-1]), dtype=float)])
+    return PlannedTrajectory(tuple(plan.joint_names), plan.t, plan.q, plan.qd, plan.accelerations, efforts,
+                             PlanMethod.MIN_TIME,
+                             {"steps": plan.steps, "planning_time_s": plan.planning_time, "planner": plan.method,
+                              "max_torque_utilisation": float(np.max(plan.torque_utilisation))})
+
+
 class TrajectoryPlanner:
     """Plans for one robot model on its discrete dynamic model (min_time, and min_effort by sparse DMOC)."""
 
@@ -306,11 +316,7 @@ class TrajectoryPlanner:
     def _min_time(self, q: np.ndarray, limits: JointLimits) -> PlannedTrajectory:
         plan = plan_min_time(self.discrete, WaypointPath(q, smooth=self.settings.smooth), limits,
                              self.settings.grid_points)
-        efforts = np.vstack([plan.torques, self._holding(plan.q[-1])])
-        return PlannedTrajectory(self.joint_names, plan.t, plan.q, plan.qd, plan.accelerations, efforts,
-                                 PlanMethod.MIN_TIME,
-                                 {"steps": plan.steps, "planning_time_s": plan.planning_time, "planner": plan.method,
-                                  "max_torque_utilisation": float(np.max(plan.torque_utilisation))})
+        return min_time_trajectory(plan, self.system)
 
     def _min_effort(self, q: np.ndarray, limits: JointLimits, duration: float, hint: float) -> PlannedTrajectory:
         if not (np.isfinite(duration) and duration > 0.0):
