@@ -35,6 +35,9 @@ def add_commands(parser, common) -> None:
                           help="initial joint velocities, rad/s or m/s (default: zero)")
     simulate.add_argument("--no-limits", action="store_true",
                           help="no position stops, damping or friction (the node always has them)")
+    simulate.add_argument("--elastic-stops", action="store_true",
+                          help="position stops that reverse the joint (restitution 1, T + V kept) instead of "
+                               "stopping it (plastic, the default)")
     simulate.set_defaults(run=lazy("discrete_robot.discrete.commands:run_simulate"))
     urdf = sub.add_parser("urdf", parents=[common], help="write the URDF of a model file (as robot_description)")
     urdf.add_argument("--model", type=Path, required=True, help="model YAML (docs/model_format.md)")

@@ -60,7 +60,7 @@ def run_simulate(args) -> dict:
     dissipation = Dissipation.from_model(model) if limited else None
     simulation = FixedStepSimulation(system, args.integrator, args.dt, q, qd,
                                      model.lower if limited else None, model.upper if limited else None,
-                                     dissipation, model.joint_names)
+                                     dissipation, model.joint_names, elastic_stops=args.elastic_stops)
     tau = np.zeros(model.dof)
     # held torques: chunks of `every` steps are compiled runs (held_steps), the state recorded between chunks;
     # an integrator that does not account its dissipation has it summed here, from each step's mean velocity

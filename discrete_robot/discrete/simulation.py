@@ -9,7 +9,8 @@ that has fallen and whips its light wrist at ~80 rad/s needs them at h = 0.05 s)
 fails too, ConvergenceError is raised and the state is left as it was before the step.
 
 After each step, joints past their position limits are stopped by a plastic impact
-(:mod:`.joint_stops`: the kinetic energy of the stopped motion is removed, ``stop_energy`` sums it);
+(:mod:`.joint_stops`: the kinetic energy of the stopped motion is removed, ``stop_energy`` sums it), or with
+``elastic_stops`` reversed by an elastic one (T + V unchanged);
 joint damping and friction (:mod:`.dissipation`) act inside the integrator (in each sub-step of
 ``discrete4`` and ``discrete6``, whose stops still act between whole steps only).
 """
@@ -35,14 +36,16 @@ TorqueFunction = Callable[[float, np.ndarray, np.ndarray], np.ndarray]
 class FixedStepSimulation:
     """State (q, q̇) at simulated time ``time`` (s), stepped by ``time_step`` with the chosen integrator.
 
-    ``lower``/``upper``: position limits enforced as stops (None = unbounded); ``dissipation``: joint damping
-    and friction; ``joint_names`` name joints in error messages. ``newton_iterations`` counts the discrete
-    model's iterations over all steps; ``dissipated_energy`` the energy (J) the joints' damping and friction took,
-    as the discrete model applies them (over each sub-step), or None for an integrator that does not account it.
+    ``lower``/``upper``: position limits enforced as stops (None = unbounded; plastic, or elastic with
+    ``elastic_stops``); ``dissipation``: joint damping and friction; ``joint_names`` name joints in error messages.
+    ``newton_iterations`` counts the discrete model's iterations over all steps; ``dissipated_energy`` the energy
+    (J) the joints' damping and friction took, as the discrete model applies them (over each sub-step), or None
+    for an integrator that does not account it.
     """
 
     def __init__(self, system: LagrangianSystem, kind: IntegratorKind | str, time_step: float, q0, qd0,
-                 lower=None, upper=None, dissipation: Dissipation | None = None, joint_names=None):
+                 lower=None, upper=None, dissipation: Dissipation | None = None, joint_names=None,
+                 elastic_stops: bool = False):
         positive_step(time_step, "time_step")
         n = system.dof
         self.q, self.qd = (np.asarray(v, dtype=float) for v in (q0, qd0))
@@ -57,6 +60,7 @@ class FixedStepSimulation:
         if self.lower.shape != (n,) or self.upper.shape != (n,) or np.any(self.lower > self.upper):
             raise InputError(f"position limits: expected {n} lower <= upper values")
         self._limited = bool(np.isfinite(self.lower).any() or np.isfinite(self.upper).any())
+        self.elastic_stops = bool(elastic_stops)
         self.joint_names = [f"joint {i}" for i in range(n)] if joint_names is None else list(joint_names)
         self.time_step = float(time_step)
         self.time = 0.0
@@ -114,8 +118,8 @@ class FixedStepSimulation:
     def _accept(self, q: np.ndarray, qd: np.ndarray, tau: np.ndarray, steps: int) -> None:
         """The state after ``steps`` steps under ``tau``, stopped at the joint limits it ends past."""
         if self._limited and beyond_limits(q, self.lower, self.upper):
-            stop = stop_at_limits(self.system.mass_matrix(np.clip(q, self.lower, self.upper)), q, qd,
-                                  self.lower, self.upper)
+            at = q if self.elastic_stops else np.clip(q, self.lower, self.upper)
+            stop = stop_at_limits(self.system.mass_matrix(at), q, qd, self.lower, self.upper, self.elastic_stops)
             q, qd = stop.q, stop.qd
             self.stop_energy += stop.removed_energy
         if self._limited:   # a held run ends at the step past a limit: only a run's last state can be at one
