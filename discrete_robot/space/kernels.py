@@ -110,6 +110,8 @@ class Model(NamedTuple):
     inertia: np.ndarray       # (nb, 3, 3) about the CoM, body frame
     arm_rates: np.ndarray     # (arms, max arm dof) int64 indices into u, -1 padded
     counts: np.ndarray        # int64 [dof, angle count, spherical count, slots]
+    fold: np.ndarray          # (nu,) int64: u_i = fold_gain_i x_fold_i, x the independent rates (mimic joints)
+    fold_gain: np.ndarray     # (nu,): 1, or a mimic follower's multiplier
 
 
 def compile_model(robot: SpaceRobot) -> Model:
@@ -140,8 +142,23 @@ def compile_model(robot: SpaceRobot) -> Model:
     for k, rates in enumerate(arm_dofs):
         arm_rates[k, :len(rates)] = rates
     counts = np.array([robot.dof, robot.angle_count, robot.spherical_count, 2 + max_depth], dtype=np.int64)
+    fold, fold_gain = _fold(robot)
     return Model(tree, path, axes, fixed, offset, com, robot.masses.astype(float), robot.inertias.astype(float),
-                 arm_rates, counts)
+                 arm_rates, counts, fold, fold_gain)
+
+
+def _fold(robot: SpaceRobot) -> tuple[np.ndarray, np.ndarray]:
+    """The map u = S x of the mimic joints (:mod:`.robot`) as one column and gain per row of u: independent rates
+    x numbered in u's order, a follower's row on its leader's column with its multiplier."""
+    nu = 6 + robot.dof
+    follower = {6 + robot.links[m.follower - 1].rates.start: m for m in robot.mimic}
+    fold, gain, column = np.zeros(nu, dtype=np.int64), np.ones(nu), 0
+    for i in range(nu):
+        if i not in follower:
+            fold[i], column = column, column + 1
+    for i, m in follower.items():
+        fold[i], gain[i] = fold[6 + robot.links[m.leader - 1].rates.start], m.multiplier
+    return fold, gain
 
 
 class Data(NamedTuple):
@@ -198,6 +215,8 @@ class Data(NamedTuple):
     base_solution: np.ndarray               # (6, 1) its right-hand side, then u̇ of the base
     arm_block: np.ndarray                   # (widest arm, widest arm) an arm's block of M
     arm_solutions: np.ndarray               # (arms, widest arm, 7) per arm its block⁻¹ [M_arm,base | rhs_arm]
+    folded_mass: np.ndarray                    # (nx, nx) Sᵀ M S, x the independent rates (mimic joints)
+    folded_rhs: np.ndarray                  # (nx, 1) Sᵀ (Q − h), then ẋ
 
 
 def create_data(model: Model) -> Data:
@@ -206,6 +225,7 @@ def create_data(model: Model) -> Data:
     nu = 6 + int(model.counts[0])
     slots = int(model.counts[3])
     arms, widest = model.arm_rates.shape
+    nx = int(model.fold.max()) + 1
     return Data(
         relative=np.zeros((nb, 3, 3)), oRi=np.zeros((nb, 3, 3)), com_positions=np.zeros((nb, 3)),
         oPi=np.zeros((nb, 3)), offsets=np.zeros((nb, 3)), S=np.zeros((nb, 3, 3)),
@@ -223,7 +243,8 @@ def create_data(model: Model) -> Data:
         carried=np.zeros((3, 3)), e_angular=np.zeros((3, 3)), e_linear=np.zeros((3, 3)), vector=np.zeros(3),
         carried_vector=np.zeros(3), moved_vector=np.zeros(3), coupling=np.zeros((6, 3)),
         spatial_product=np.zeros((6, 6)), joint_map_rate=np.zeros((6, 6)), schur=np.zeros((6, 6)),
-        base_solution=np.zeros((6, 1)), arm_block=np.zeros((widest, widest)), arm_solutions=np.zeros((arms, widest, 7)))
+        base_solution=np.zeros((6, 1)), arm_block=np.zeros((widest, widest)), arm_solutions=np.zeros((arms, widest, 7)),
+        folded_mass=np.zeros((nx, nx)), folded_rhs=np.zeros((nx, 1)))
 
 
 def pack_loads(robot: SpaceRobot, loads) -> tuple:
@@ -746,6 +767,35 @@ def solve_by_arms(model, data):
     return True
 
 
+@njit(inline="always", allocates=False)
+def solve_folded(model, data):
+    """u̇ = S ẋ with Sᵀ M S ẋ = Sᵀ (Q − h) into ``data.ddq`` (the mimic joints' fold, :func:`_fold`): S has one
+    nonzero per row, so each product is a scatter onto the leaders' columns; one dense Cholesky of the
+    independent rates' matrix (a robot with mimic joints is small: Baxter's is 23 x 23). Returns False if it is not
+    positive definite."""
+    fold, gain, M, A, x = model.fold, model.fold_gain, data.M, data.folded_mass, data.folded_rhs
+    A[:, :] = 0.0
+    x[:, 0] = 0.0
+    for i in range(fold.shape[0]):
+        x[fold[i], 0] += gain[i] * (data.tau[i] - data.nle[i])
+        for j in range(fold.shape[0]):
+            A[fold[i], fold[j]] += gain[i] * gain[j] * M[i, j]
+    if not cholesky_solve(A, x):
+        return False
+    for i in range(fold.shape[0]):
+        data.ddq[i] = gain[i] * x[fold[i], 0]
+    return True
+
+
+@njit(inline="always", allocates=False)
+def solve_accelerations(model, data):
+    """u̇ = M⁻¹ (Q − h) into ``data.ddq``: by arms (:func:`solve_by_arms`), or folded when the robot has mimic
+    joints (:func:`solve_folded`: their coupling crosses the arms' blocks). False if M is not positive definite."""
+    if data.folded_mass.shape[0] < data.M.shape[0]:
+        return solve_folded(model, data)
+    return solve_by_arms(model, data)
+
+
 @njit(allocates=False)
 def _forward_kinematics(model, data, base_q, joint_q, angles, base_position, u):
     """Poses (:func:`configuration`) and velocities (:func:`velocities`) into ``data`` at the configuration (base
@@ -776,7 +826,7 @@ def _forward_dynamics(model, data, base_q, joint_q, angles, base_position, u, to
     solved, NOT_POSITIVE_DEFINITE when M is not)."""
     _equation_terms(model, data, base_q, joint_q, angles, base_position, u, torques, load_bodies, load_vectors,
                     load_in_body)
-    if not solve_by_arms(model, data):
+    if not solve_accelerations(model, data):
         return NOT_POSITIVE_DEFINITE
     return OK
 

@@ -51,7 +51,7 @@ from discrete_robot.space.kernels import (
     load_in_world,
     mass_matrix,
     partial_derivatives,
-    solve_by_arms,
+    solve_accelerations,
     velocities,
 )
 
@@ -189,7 +189,7 @@ def derivative(model, data, y, base_q, joint_q, torques, load_bodies, load_vecto
     velocities(model, dynamics, u)
     bias_forces(model, dynamics)
     applied_forces(model, dynamics, torques, load_bodies, load_vectors, load_in_body)
-    if not solve_by_arms(model, dynamics):
+    if not solve_accelerations(model, dynamics):
         return NOT_POSITIVE_DEFINITE
     force, moment = data.load_force, data.load_moment
     force[:] = 0.0

@@ -28,10 +28,16 @@ A prismatic (sliding) joint has 1 DOF, the displacement d (m) along its axis a (
 is the joint frame moved by d a, without turning (its rotation stays ``fixed_rotation``). Its relative
 *linear* velocity (link frame) is S u with S = a, u = ḋ; ``offset`` is its joint frame's origin at d = 0, so
 the parent CoM → link frame vector is offset + fixed_rotation (d a). Its coordinate is stored with the angles.
+
+A mimic joint (URDF ``<mimic>``: a gripper's second finger) is a link of the tree whose 1-DOF coordinate follows
+its leader's, q_f = m q_l + o (:class:`SpaceMimic`). Its coordinate and rate stay in the state (the reported joint
+states name it); the dynamics holds them to the leader's: u = S x, with x the independent rates, and the
+forward dynamics solves the folded equations Sᵀ M S ẋ = Sᵀ (Q − h) (:mod:`.kernels`), exact for this linear
+holonomic constraint. States made by :func:`.state.rest_state` put the followers where their leaders say.
 """
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 import numpy as np
@@ -85,6 +91,17 @@ class SpaceLink:
         return [f"{self.joint_name}_{i}" for i in range(self.ndof)]
 
 
+@dataclass(frozen=True)
+class SpaceMimic:
+    """Link ``follower``'s joint coordinate (body index) follows link ``leader``'s: q_f = multiplier · q_l + offset
+    (rad or m); both joints have one DOF."""
+
+    follower: int
+    leader: int
+    multiplier: float
+    offset: float
+
+
 @dataclass(frozen=True, eq=False)
 class SpaceRobot:
     """A free-floating base with a tree of links; ``arms`` lists, per link attached to the base, the body
@@ -97,6 +114,7 @@ class SpaceRobot:
     base_com: np.ndarray
     links: tuple[SpaceLink, ...]
     arms: tuple[tuple[int, ...], ...]
+    mimic: tuple[SpaceMimic, ...] = ()
 
     # ----------------------------------------------------------------- structure
     @property
@@ -155,6 +173,15 @@ class SpaceRobot:
         """Joint coordinate names in rate order; equal to the URDF joint names of ``to_urdf``."""
         return [name for link in self.links for name in link.dof_names()]
 
+    def followed(self, values: np.ndarray, offsets: bool = True) -> np.ndarray:
+        """Joint ``values`` (dof,), in rate order, with each mimic follower's set from its leader's: m q_l + o for
+        positions, m q̇_l for rates (``offsets`` False)."""
+        values = np.array(values, dtype=float)
+        for m in self.mimic:
+            leader = values[self.links[m.leader - 1].rates.start]
+            values[self.links[m.follower - 1].rates.start] = m.multiplier * leader + (m.offset if offsets else 0.0)
+        return values
+
     # ----------------------------------------------------------------- joints
     def joint_rotation(self, link: SpaceLink, angles: np.ndarray, quaternion_matrix: np.ndarray | None) -> np.ndarray:
         """Parent → child rotation A = fixed_rotation · joint rotation (columns: child axes in parent frame)."""
@@ -197,10 +224,6 @@ class SpaceRobot:
         if np.any(np.asarray(model.gravity, dtype=float) != 0.0):
             raise ModelError(f"robot '{model.name}': a free-floating space robot has gravity [0, 0, 0], "
                              f"got {list(model.gravity)}")
-        if model.mimic:
-            followers = ", ".join(m.link.joint.name for m in model.mimic)
-            raise ModelError(f"robot '{model.name}': mimic joints ({followers}) are not supported by the space "
-                             "robot's recursive dynamics (without their <mimic> they move as independent joints)")
         base_inertia = np.asarray(base.inertia, dtype=float)
         _check_body(base.name, base.mass, base_inertia, base.com)
         if np.linalg.eigvalsh(base_inertia).min() <= 0.0:
@@ -210,7 +233,8 @@ class SpaceRobot:
         index = {base.name: 0}
         coms = {base.name: np.asarray(base.com, dtype=float)}
         links, rate_start, angle_start, spherical = [], 0, 0, 0
-        for link in model.links:
+        follows = {m.link.name: m for m in model.mimic}
+        for link in _parents_first(model.links + tuple(follows[name].link for name in follows)):
             joint = link.joint
             kind = JointKind(joint.type.value)
             axes = np.asarray(joint.axes, dtype=float).reshape(kind.ndof, 3)
@@ -223,6 +247,8 @@ class SpaceRobot:
                                  f"axes, got {axes.tolist()}")
             ndof = kind.ndof
             n_angles = 0 if kind is JointKind.SPHERICAL else ndof
+            if link.name in follows and ndof != 1:
+                raise ModelError(f"link '{link.name}': mimic joint '{joint.name}' must have one DOF")
             links.append(SpaceLink(
                 name=link.name, parent=index[link.parent], joint_name=joint.name, kind=kind, axes=axes,
                 fixed_rotation=np.asarray(joint.rotation, dtype=float),
@@ -236,11 +262,54 @@ class SpaceRobot:
             spherical += kind is JointKind.SPHERICAL
             index[link.name] = len(links)
             coms[link.name] = com
-        arms = tuple(tuple(i + 1 for i in chain) for chain in model.chains_from_base())
+        mimic = tuple(_mimic(follows[link.name], index, links) for link in links if link.name in follows)
+        for relation in mimic:      # the follower starts where its leader puts it
+            follower = links[relation.follower - 1]
+            leader = links[relation.leader - 1]
+            links[relation.follower - 1] = replace(
+                follower, initial=relation.multiplier * leader.initial + relation.offset)
+        arms = _arms(links)
         if not links or not arms:
             raise ModelError(f"robot '{model.name}': has no arms (no link is attached to base '{base.name}')")
         return cls(name=model.name, base_name=base.name, base_mass=float(base.mass), base_inertia=base_inertia,
-                   base_com=np.asarray(base.com, dtype=float), links=tuple(links), arms=arms)
+                   base_com=np.asarray(base.com, dtype=float), links=tuple(links), arms=arms, mimic=mimic)
+
+
+def _parents_first(links) -> list:
+    """The model's links (and its mimic followers, which RobotModel keeps apart) ordered parents before
+    children: a follower may carry links of its own."""
+    names = {link.name for link in links}
+    ordered, placed, waiting = [], set(), list(links)
+    while waiting:     # in the given order, each link as soon as its parent is placed
+        for link in list(waiting):
+            if link.parent not in names or link.parent in placed:
+                ordered.append(link)
+                placed.add(link.name)
+                waiting.remove(link)
+    return ordered
+
+
+def _mimic(relation, index: dict[str, int], links: list[SpaceLink]) -> SpaceMimic:
+    """The :class:`SpaceMimic` of a RobotModel mimic relation (its leader named by joint)."""
+    leader = next((b for b, link in enumerate(links, start=1) if link.joint_name == relation.leader), None)
+    if leader is None or links[leader - 1].ndof != 1:
+        raise ModelError(f"mimic joint '{relation.link.joint.name}': its leader '{relation.leader}' is not a "
+                         "one-DOF joint of the robot")
+    return SpaceMimic(index[relation.link.name], leader, float(relation.multiplier), float(relation.offset))
+
+
+def _arms(links: list[SpaceLink]) -> tuple[tuple[int, ...], ...]:
+    """For each link attached to the base, the body indices of its subtree, parents first."""
+    arms = []
+    for root, link in enumerate(links, start=1):
+        if link.parent != 0:
+            continue
+        members = [root]
+        for b in range(root + 1, len(links) + 1):
+            if links[b - 1].parent in members:
+                members.append(b)
+        arms.append(tuple(members))
+    return tuple(arms)
 
 
 def _check_body(name: str, mass: float, inertia: np.ndarray, com) -> None:

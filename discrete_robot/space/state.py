@@ -47,13 +47,14 @@ class SpaceRobotState:
 
 def rest_state(robot: SpaceRobot, base_position=(0.0, 0.0, 0.0), base_orientation=(1.0, 0.0, 0.0, 0.0),
                joint_positions: np.ndarray | None = None) -> SpaceRobotState:
-    """The robot at rest with its joints at ``joint_positions`` (default: the model's ``initial`` values).
+    """The robot at rest with its joints at ``joint_positions`` (default: the model's ``initial`` values; a mimic
+    follower's where its leader puts it, whatever is given for it).
 
     ``joint_positions`` are in :attr:`SpaceRobot.dof_names` order; for spherical joints they are the
     successive rotation angles about the joint's axes (the reported representation).
     """
-    positions = (np.concatenate([link.initial for link in robot.links]) if joint_positions is None
-                 else finite_vector(joint_positions, robot.dof, "joint positions"))
+    positions = robot.followed(np.concatenate([link.initial for link in robot.links]) if joint_positions is None
+                               else finite_vector(joint_positions, robot.dof, "joint positions"))
     angles = np.zeros(robot.angle_count)
     quaternions = np.zeros((robot.spherical_count, 4))
     for link in robot.links:
@@ -74,11 +75,18 @@ def random_state(robot: SpaceRobot, rng: np.random.Generator, speed: float = 1.0
     quaternions = rng.normal(size=(robot.spherical_count, 4))
     quaternions /= np.linalg.norm(quaternions, axis=1, keepdims=True)
     base_orientation = rng.normal(size=4)
-    return SpaceRobotState(
+    state = SpaceRobotState(
         base_position=rng.normal(size=3), base_orientation=base_orientation / np.linalg.norm(base_orientation),
         base_velocity=speed * rng.normal(size=3), base_angular_velocity=speed * rng.normal(size=3),
         joint_angles=rng.uniform(-np.pi, np.pi, robot.angle_count), joint_orientations=quaternions,
-        joint_rates=speed * rng.normal(size=robot.dof))
+        joint_rates=robot.followed(speed * rng.normal(size=robot.dof), offsets=False))
+    if not robot.mimic:
+        return state
+    angles = state.joint_angles.copy()     # a follower is a 1-DOF joint: its coordinate is an angle (or slide)
+    for m in robot.mimic:
+        leader, follower = robot.links[m.leader - 1], robot.links[m.follower - 1]
+        angles[follower.angles.start] = m.multiplier * angles[leader.angles.start] + m.offset
+    return replace(state, joint_angles=angles)
 
 
 def validate_state(robot: SpaceRobot, state: SpaceRobotState) -> None:
@@ -130,7 +138,7 @@ def state_from_base_frame(robot: SpaceRobot, origin, orientation, joint_position
     return replace(state, base_position=state.base_position + state.base_rotation() @ robot.base_com,
                    base_velocity=finite_vector(base_velocity, 3, "base velocity"),
                    base_angular_velocity=finite_vector(base_angular_velocity, 3, "base angular velocity"),
-                   joint_rates=finite_vector(joint_rates, robot.dof, "joint rates"))
+                   joint_rates=robot.followed(finite_vector(joint_rates, robot.dof, "joint rates"), offsets=False))
 
 
 def _unit_quaternion(values, what: str) -> np.ndarray:

@@ -17,7 +17,7 @@ from discrete_robot.geometry3d import hat
 from discrete_robot.model.dynamics import RigidBodySystem
 from discrete_robot.model.example_robots import example_robot_path
 from discrete_robot.model.urdf_reader import model_from_urdf
-from discrete_robot.space.recursive import equation_terms, momentum_report
+from discrete_robot.space.recursive import equation_terms, forward_dynamics, momentum_report
 from discrete_robot.space.robot import JointKind, SpaceRobot
 from discrete_robot.space.simulation import simulate
 from discrete_robot.space.state import random_state, rest_state
@@ -68,10 +68,12 @@ SLIDER = SATELLITE.replace(
                                                                                                            _LIMIT))
 
 
-def floating_baxter(with_world: bool = True) -> str:
-    """example-robot-data's Baxter without its fingers' <mimic> (each finger an independent prismatic joint), hung
-    from ``world`` by a floating joint (or, ``with_world=False``, its root ``base`` as it is)."""
-    text = re.sub(r"<mimic[^>]*/>", "", example_robot_path("baxter").read_text())
+def floating_baxter(with_world: bool = True, mimic: bool = False) -> str:
+    """example-robot-data's Baxter without its fingers' <mimic> (each finger an independent prismatic joint; with
+    ``mimic``, as it ships), hung from ``world`` by a floating joint (or, ``with_world=False``, its root ``base``
+    as it is)."""
+    text = example_robot_path("baxter").read_text()
+    text = text if mimic else re.sub(r"<mimic[^>]*/>", "", text)
     if not with_world:
         return text
     floating = ('<link name="world"/><joint name="float" type="floating"><parent link="world"/>'
@@ -118,15 +120,17 @@ def test_free_motion_conserves_linear_and_angular_momentum(satellite):
     assert np.abs(samples[-1].joint_positions - samples[0].joint_positions).max() > 0.5   # the arms moved
 
 
-def test_floating_base_needs_mass_and_refuses_mimic():
+def test_floating_base_needs_mass_and_takes_mimic_joints():
     massless = SATELLITE.replace('<mass value="200.0"/>', '<mass value="0"/>').replace(
         '<mass value="5.0"/>', '<mass value="0"/>')
     with pytest.raises(ModelError, match="link 'bus': a free-floating base needs a mass > 0"):
         model_from_urdf(massless, "satellite", floating_base=True)
     right_b = _joint("right_b", "revolute", "right_1", "right_finger_b", "0.6 -0.05 0", "0 0 0", "0 1 0")
     mimic = SATELLITE.replace(right_b, right_b.replace("</joint>", '<mimic joint="right_a"/></joint>'))
-    with pytest.raises(ModelError, match=r"mimic joints \(right_b\) are not supported"):
-        SpaceRobot.from_model(model_from_urdf(mimic, "satellite", floating_base=True))
+    robot = SpaceRobot.from_model(model_from_urdf(mimic, "satellite", floating_base=True))
+    (relation,) = robot.mimic
+    assert robot.links[relation.follower - 1].joint_name == "right_b" and relation.multiplier == 1.0
+    assert robot.links[relation.leader - 1].joint_name == "right_a"
 
 
 def test_space_simulate_takes_a_urdf(tmp_path):
@@ -205,12 +209,59 @@ def baxter() -> SpaceRobot:
     return SpaceRobot.from_model(model_from_urdf(floating_baxter(), "baxter"))
 
 
+@pytest.fixture(scope="module")
+def stock_baxter() -> SpaceRobot:
+    """example-robot-data's Baxter as it ships, its fingers' <mimic> included, floating from ``world``."""
+    return SpaceRobot.from_model(model_from_urdf(floating_baxter(mimic=True), "baxter"))
+
+
+def _kkt_accelerations(robot: SpaceRobot, state, torques) -> np.ndarray:
+    """u̇ of the tree with the mimic constraints u_f − m u_l = 0 as Lagrange multipliers, a second formulation of
+    the folded equations: [[M, Cᵀ], [C, 0]] [u̇; λ] = [Q − h; 0] (the constraint is linear, so C u̇ = 0)."""
+    terms = equation_terms(robot, state, joint_torques=torques)
+    nu = terms.mass_matrix.shape[0]
+    C = np.zeros((len(robot.mimic), nu))
+    for row, m in enumerate(robot.mimic):
+        C[row, 6 + robot.links[m.follower - 1].rates.start] = 1.0
+        C[row, 6 + robot.links[m.leader - 1].rates.start] = -m.multiplier
+    kkt = np.block([[terms.mass_matrix, C.T], [C, np.zeros((len(C), len(C)))]])
+    rhs = np.concatenate([terms.generalized_forces - terms.bias, np.zeros(len(C))])
+    return np.linalg.solve(kkt, rhs)[:nu]
+
+
 @pytest.mark.filterwarnings("ignore::UserWarning")
-def test_stock_baxter_is_refused_for_its_mimic_fingers_in_one_line():
-    with pytest.raises(ModelError, match=r"mimic joints \(.*finger.*\) are not supported") as refused:
-        SpaceRobot.from_model(model_from_urdf(example_robot_path("baxter").read_text(), "baxter",
-                                              floating_base=True))
-    assert "\n" not in str(refused.value)
+def test_stock_baxter_folds_its_mimic_fingers_as_the_constrained_tree_does(stock_baxter):
+    """Issue 35: the fingers' <mimic> kept. The folded forward dynamics (Sᵀ M S ẋ = Sᵀ (Q − h)) equals the tree's
+    with the mimic constraints as Lagrange multipliers (a KKT solve of the full M, h, Q), and the followers'
+    accelerations are their leaders' times the multiplier (−1: the fingers close together)."""
+    assert [(stock_baxter.links[m.follower - 1].joint_name, m.multiplier) for m in stock_baxter.mimic] == [
+        ("r_gripper_r_finger_joint", -1.0), ("l_gripper_r_finger_joint", -1.0)]
+    rng = np.random.default_rng(11)
+    for _ in range(3):
+        state = random_state(stock_baxter, rng, speed=0.5)
+        torques = rng.uniform(-5.0, 5.0, stock_baxter.dof)     # a follower's own torque acts through its leader
+        ours = forward_dynamics(stock_baxter, state, joint_torques=torques)
+        theirs = _kkt_accelerations(stock_baxter, state, torques)
+        assert np.abs(ours - theirs).max() <= 1e-9 * np.abs(theirs).max()
+        for m in stock_baxter.mimic:
+            f, leader = (6 + stock_baxter.links[b - 1].rates.start for b in (m.follower, m.leader))
+            assert ours[f] == m.multiplier * ours[leader]
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_stock_baxter_floating_conserves_linear_momentum_with_mirrored_fingers(stock_baxter):
+    rng = np.random.default_rng(7)
+    state = replace(rest_state(stock_baxter), joint_rates=stock_baxter.followed(
+        rng.uniform(-1.0, 1.0, stock_baxter.dof) * 0.5, offsets=False),
+        base_velocity=np.array([0.02, -0.01, 0.03]), base_angular_velocity=np.array([0.0, 0.05, -0.02]))
+    start = momentum_report(stock_baxter, state).linear
+    samples = simulate(stock_baxter, state, duration=0.2, dt=0.01, times=np.array([0.0, 0.1, 0.2]))
+    leader, follower = (stock_baxter.dof_names.index(n) for n in ("l_gripper_l_finger_joint",
+                                                                  "l_gripper_r_finger_joint"))
+    assert abs(samples[-1].joint_positions[leader] - samples[0].joint_positions[leader]) > 1e-3
+    for sample in samples:
+        assert sample.joint_positions[follower] == pytest.approx(-sample.joint_positions[leader], abs=1e-12)
+        assert np.linalg.norm(sample.momentum.linear - start) <= 1e-10 * np.linalg.norm(start)
 
 
 @pytest.mark.filterwarnings("ignore::UserWarning")
@@ -229,9 +280,10 @@ def test_floating_baxter_conserves_linear_momentum_with_its_grippers_sliding(bax
         assert np.linalg.norm(sample.momentum.linear - start) <= 1e-10 * np.linalg.norm(start)
 
 
-def test_space_simulate_runs_floating_baxter(tmp_path):
+@pytest.mark.parametrize("mimic", [False, True])
+def test_space_simulate_runs_floating_baxter(tmp_path, mimic):
     path = tmp_path / "baxter.urdf"
-    path.write_text(floating_baxter())
+    path.write_text(floating_baxter(mimic=mimic))
     result = subprocess.run([sys.executable, "-W", "ignore", "-m", "discrete_robot", "space", "simulate", "--config",
                              str(path), "--duration", "0.05", "--times", "0,0.05", "--json"],
                             capture_output=True, text=True, check=True)
