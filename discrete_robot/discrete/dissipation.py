@@ -48,6 +48,10 @@ class Dissipation:
             return None
         return cls(damping, friction)
 
+    def of(self, joints: np.ndarray) -> "Dissipation":
+        """The dissipation of the joints at indices ``joints`` (a branch of the tree)."""
+        return Dissipation(self.damping[joints], self.friction[joints])
+
     def forces(self, velocity: np.ndarray) -> np.ndarray:
         """F(v) = −c v − f tanh(v/v_s), N m or N, at joint velocities v (rad/s or m/s)."""
         return -self.damping * velocity - self.friction * np.tanh(velocity / FRICTION_VELOCITY)

@@ -17,6 +17,7 @@ at the step's start velocity by the variational integrator (explicit: the midpoi
 slot for a velocity-dependent force), and continuously by RK45.
 """
 
+import copy
 from typing import Protocol
 
 import numpy as np
@@ -27,6 +28,8 @@ from discrete_robot.discrete.dissipation import Dissipation
 from discrete_robot.discrete.dynamic_model import DiscreteDynamicModel
 from discrete_robot.discrete.partial_difference import PathOperator
 from discrete_robot.errors import ConvergenceError, InputError
+from discrete_robot.model.branches import branches
+from discrete_robot.model.dynamics import RigidBodySystem
 from discrete_robot.model.lagrangian import LagrangianSystem, accelerations, solve_mass_matrix
 from discrete_robot.validation import positive_step
 from discrete_robot.variational.midpoint import MidpointVariationalIntegrator
@@ -140,6 +143,71 @@ class DiscreteStepper:
         return self._keep(self._carry_turns(start), velocity, h, previous), velocity
 
 
+class BranchStepper:
+    """The discrete model of a fixed-base tree whose base carries independent branches (Baxter's head and two arms,
+    :mod:`discrete_robot.model.branches`), each branch stepped by a :class:`DiscreteStepper` of its own. a(q) is
+    block-diagonal by branch and V a sum over them, so the discrete equations of the whole are exactly those of
+    the branches, and T + V is conserved branch by branch. A step's cost grows about as n⁴: Baxter's 1 + 8 + 8
+    DOFs cost about a tenth of one 17-DOF step. Same interface and state as DiscreteStepper (``iterations`` and
+    ``dissipated`` summed over the branches)."""
+
+    def __init__(self, parts: list[tuple[np.ndarray, DiscreteStepper]]):
+        self.parts = parts
+        self.iterations = 0
+        self.dissipated = 0.0
+        self._returned = (None, None, None)   # the (q, q̇) the last call returned and its h ...
+        self._pieces = []                     # ... and each branch's own (q, q̇) of it
+
+    def __copy__(self):
+        twin = BranchStepper([(dofs, copy.copy(stepper)) for dofs, stepper in self.parts])
+        twin._returned, twin._pieces = self._returned, self._pieces
+        return twin
+
+    def _split(self, q, qd, h) -> list:
+        """Each branch's (q, q̇): the very arrays it returned when continuing (a DiscreteStepper continues only
+        from its own result), else slices of the given state."""
+        if q is self._returned[0] and qd is self._returned[1] and h == self._returned[2]:
+            return self._pieces
+        q, qd = np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
+        return [(q[dofs], qd[dofs]) for dofs, _ in self.parts]
+
+    def _join(self, pieces: list, h: float) -> tuple[np.ndarray, np.ndarray]:
+        n = sum(dofs.size for dofs, _ in self.parts)
+        q, qd = np.empty(n), np.empty(n)
+        for (dofs, _), (part_q, part_qd) in zip(self.parts, pieces, strict=True):
+            q[dofs], qd[dofs] = part_q, part_qd
+        self._returned, self._pieces = (q, qd, h), pieces
+        self.iterations = sum(stepper.iterations for _, stepper in self.parts)
+        self.dissipated = sum(stepper.dissipated for _, stepper in self.parts)
+        return q, qd
+
+    def step(self, q, qd, tau, h):
+        tau = np.asarray(tau, dtype=float)
+        return self._join([stepper.step(part_q, part_qd, tau[dofs], h) for (dofs, stepper), (part_q, part_qd)
+                           in zip(self.parts, self._split(q, qd, h), strict=True)], h)
+
+    def held_steps(self, q, qd, tau, h, count: int, lower: np.ndarray, upper: np.ndarray):
+        """As :meth:`DiscreteStepper.held_steps`, every branch the same number of steps: as many as the branch that
+        stops first takes. Each branch runs on a copy of its stepper; one that ran another number of steps runs
+        again from its start (the same arithmetic, so the same steps)."""
+        tau, pieces = np.asarray(tau, dtype=float), self._split(q, qd, h)
+        trials, runs, taken = [], [], count
+        for (dofs, stepper), piece in zip(self.parts, pieces, strict=True):
+            trials.append(copy.copy(stepper))
+            runs.append(trials[-1].held_steps(*piece, tau[dofs], h, taken, lower[dofs], upper[dofs])
+                        if taken else None)
+            taken = min(taken, runs[-1][2]) if taken else 0
+        if taken == 0:
+            return q, qd, 0
+        for k, ((dofs, stepper), piece) in enumerate(zip(self.parts, pieces, strict=True)):
+            if runs[k][2] != taken:
+                trials[k] = copy.copy(stepper)
+                runs[k] = trials[k].held_steps(*piece, tau[dofs], h, taken, lower[dofs], upper[dofs])
+        self.parts = [(dofs, trial) for (dofs, _), trial in zip(self.parts, trials, strict=True)]
+        q1, qd1 = self._join([run[:2] for run in runs], h)
+        return q1, qd1, taken
+
+
 def _with_dissipation(dissipation: Dissipation | None, tau: np.ndarray, qd: np.ndarray) -> np.ndarray:
     return tau if dissipation is None else tau + dissipation.forces(qd)
 
@@ -194,6 +262,11 @@ def make_stepper(kind, system: LagrangianSystem, dissipation: Dissipation | None
     except ValueError:
         raise InputError(f"integrator must be one of {[k.value for k in IntegratorKind]}, got {kind!r}") from None
     if kind in _DISCRETE_ORDERS:
+        parts = branches(system.model) if isinstance(system, RigidBodySystem) else []
+        if len(parts) > 1:
+            return BranchStepper([(part.dofs, DiscreteStepper(
+                RigidBodySystem(part.model), order=_DISCRETE_ORDERS[kind],
+                dissipation=None if dissipation is None else dissipation.of(part.dofs))) for part in parts])
         return DiscreteStepper(system, dissipation=dissipation, order=_DISCRETE_ORDERS[kind])
     if kind is IntegratorKind.VARIATIONAL:
         return VariationalStepper(system, dissipation)
