@@ -88,8 +88,26 @@ def robot_entry(name: str) -> dict:
             "real_time_margin": TIME_STEP / ours}
 
 
+def fingers_fixed_entry(name: str = "panda") -> dict:
+    """The cost of a gripper (issue 35: the stock Panda at most 1.5 times the Panda with its fingers fixed): our step
+    on the robot as shipped and with its prismatic joints made fixed, measured in one run, from the same nudged
+    state of the arm's joints."""
+    from discrete_robot.model.urdf_reader import model_from_urdf
+
+    stock = load_model(example_robot_path(name))
+    text = example_robot_path(name).read_text().replace('type="prismatic"', 'type="fixed"')
+    fixed = model_from_urdf(text, name)
+    q0 = np.clip(stock.initial_positions + 0.1, stock.lower, stock.upper)
+    v0 = np.linspace(0.2, -0.2, stock.dof)
+    arm = [stock.joint_names.index(joint) for joint in fixed.joint_names]
+    ours, without = _ours(stock, q0, v0), _ours(fixed, q0[arm], v0[arm])
+    return {"name": f"1 kHz step, {name} with its fingers against fixed fingers", "ratio": ours / without,
+            "unit": "times the step with the fingers fixed (target <= 1.5)", "robot": name, "step_s": ours,
+            "fingers_fixed_step_s": without, "dof": stock.dof, "dof_fingers_fixed": fixed.dof}
+
+
 def run() -> list[dict]:
-    return [robot_entry(name) for name in EXAMPLE_ROBOTS]
+    return [robot_entry(name) for name in EXAMPLE_ROBOTS] + [fingers_fixed_entry()]
 
 
 if __name__ == "__main__":
