@@ -20,7 +20,7 @@ from discrete_robot.planning.dmoc import pendulum_swing_up_dmoc
 from discrete_robot.planning.dmoc_sparse import min_effort
 from discrete_robot.planning.min_time import plan_min_time, plan_min_time_nlp, replay
 from discrete_robot.planning.path import WaypointPath
-from discrete_robot.planning.planner import TrajectoryPlanner, min_time_trajectory
+from discrete_robot.planning.planner import TrajectoryPlanner, min_effort_trajectory, min_time_trajectory
 from discrete_robot.planning.prediction import predict_execution
 from discrete_robot.plotting import new_figure, save_figure
 
@@ -114,6 +114,7 @@ def plot_optimal_control(solutions, output_dir: Path, name: str) -> list[Path]:
 
 
 def min_effort_command(args) -> dict:
+    predicted = None
     if args.system == SPHERICAL_PENDULUM:
         solutions = [pendulum_swing_up_dmoc(args.duration, args.h)]
         if args.compare_rk is not False:
@@ -132,7 +133,11 @@ def min_effort_command(args) -> dict:
             solutions.append(arm_point_to_point_rk(system, waypoints[0], waypoints[-1], args.duration, args.h,
                                                    limits.effort))
         name, system_name = f"min_effort_{model.name}", model.name
-    return {"system": system_name, "duration": args.duration,
+        if solutions[0].outcome.success:    # the plan as the node would answer it, and its execution
+            timed = min_effort_trajectory(solutions[0], waypoints[-1], system)
+            predicted = predict_execution(model, timed.t, timed.positions, timed.velocities, timed.accelerations,
+                                          timed.efforts, system=system).message()
+    return {"system": system_name, "duration": args.duration, **({"predicted": predicted} if predicted else {}),
             "solutions": [dict(s.summary(), controls=s.controls) for s in solutions],
             "plots": plot_optimal_control(solutions, args.output_dir, name)}
 

@@ -137,6 +137,22 @@ def min_time_trajectory(plan, system: RigidBodySystem) -> PlannedTrajectory:
                               "max_torque_utilisation": float(np.max(plan.torque_utilisation))})
 
 
+def min_effort_trajectory(solution, goal: np.ndarray, system: RigidBodySystem) -> PlannedTrajectory:
+    """A minimum-effort solution (:func:`.dmoc_sparse.min_effort`, checked to end at ``goal``) of ``system``'s arm
+    as a PlannedTrajectory: the discrete model's replay of its forces, the last point the goal at rest exactly (a
+    trajectory executor refuses a final velocity that is not zero: FollowJointTrajectory without nonzero end
+    velocity), the last effort the torque holding the arm there."""
+    positions, velocities = solution.q.copy(), solution.velocity.copy()
+    positions[-1], velocities[-1] = goal, 0.0
+    qdd = np.diff(velocities, axis=0) / solution.h
+    efforts = np.vstack([solution.controls, np.asarray(system.potential_gradient(positions[-1]), dtype=float)])
+    return PlannedTrajectory(tuple(system.model.joint_names), solution.t, positions, velocities,
+                             np.vstack([qdd, qdd[-1:]]), efforts, PlanMethod.MIN_EFFORT,
+                             {"steps": int(solution.t.size - 1), "effort": solution.effort,
+                              "solve_time_s": solution.outcome.solve_time, "solver": solution.outcome.message,
+                              "iterations": solution.outcome.iterations})
+
+
 class TrajectoryPlanner:
     """Plans for one robot model on its discrete dynamic model (min_time, and min_effort by sparse DMOC)."""
 
@@ -310,9 +326,6 @@ class TrajectoryPlanner:
                      float(np.max(np.abs(ends[0].qd[-1] - ends[1].qd[-1]))))
         return max(MIN_EFFORT_GOAL_TOLERANCE, min(2.0 * spread, DEFAULT_GOAL_TOLERANCE))
 
-    def _holding(self, q: np.ndarray) -> np.ndarray:
-        return np.asarray(self.system.potential_gradient(q), dtype=float)
-
     def _min_time(self, q: np.ndarray, limits: JointLimits) -> PlannedTrajectory:
         plan = plan_min_time(self.discrete, WaypointPath(q, smooth=self.settings.smooth), limits,
                              self.settings.grid_points)
@@ -346,14 +359,4 @@ class TrajectoryPlanner:
                                   f"{limits.velocity[r]:g}: give a longer duration")
         # the motion is the integrator's replay of the optimised forces: it meets the bounds to round-off
         limits.check_positions(solution.q, "min_effort: point", slack=1e-6)
-        # the last point is the goal at rest exactly (the replay is within 1e-6 of it, checked above): a trajectory
-        # executor refuses a final velocity that is not zero (FollowJointTrajectory without nonzero end velocity)
-        positions, velocities = solution.q.copy(), solution.velocity.copy()
-        positions[-1], velocities[-1] = q[-1], 0.0
-        qdd = np.diff(velocities, axis=0) / solution.h
-        efforts = np.vstack([solution.controls, self._holding(positions[-1])])
-        return PlannedTrajectory(self.joint_names, solution.t, positions, velocities,
-                                 np.vstack([qdd, qdd[-1:]]), efforts, PlanMethod.MIN_EFFORT,
-                                 {"steps": int(solution.t.size - 1), "effort": solution.effort,
-                                  "solve_time_s": solution.outcome.solve_time, "solver": solution.outcome.message,
-                                  "iterations": solution.outcome.iterations})
+        return min_effort_trajectory(solution, q[-1], self.system)
