@@ -135,6 +135,26 @@ def plan_trajectory(draw, valid: bool):
         duration=draw(pick(st.floats(0.5, 3.0))), effort_scale=draw(pick(st.sampled_from([0.0, 0.7, 1.0]))))
 
 
+@st.composite
+def retime_trajectory(draw, valid: bool):
+    """A stack's path for retime_trajectory: 2 to 12 points of the 2-link arm about upright (its timing, if any,
+    ignored), any joint order; hostile: ragged, empty or huge points, NaN scales, unknown names."""
+    from discrete_robot_interfaces.srv import RetimeTrajectory
+    from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+
+    pick = (lambda sane: sane) if valid else mostly
+    point = st.lists(st.floats(1.2, 1.9), min_size=2, max_size=2)
+    sane = st.lists(point, min_size=2, max_size=12)
+    ragged = st.lists(st.lists(mostly(st.floats(-1.5, 1.5)), min_size=0, max_size=3), max_size=6)
+    points = draw(sane if valid else st.one_of(sane, ragged, st.just([[1.5, 0.0]] * 3000)))
+    return RetimeTrajectory.Request(
+        trajectory=JointTrajectory(joint_names=draw(st.sampled_from([ARM_JOINTS, ARM_JOINTS[::-1]]) if valid
+                                                    else NAMES),
+                                   points=[JointTrajectoryPoint(positions=p) for p in points]),
+        effort_scale=draw(pick(st.sampled_from([0.0, 0.6, 1.0]))),
+        velocity_scale=draw(pick(st.sampled_from([0.0, 0.5, 1.0]))))
+
+
 def _duration(seconds: float):
     from builtin_interfaces.msg import Duration
 
@@ -442,6 +462,8 @@ TARGETS = [
            "discrete_robot_interfaces.srv:SimulatePush"),
     Target("plan_trajectory", "trajectory_planner_node", well_formed_or_any(plan_trajectory), "service",
            "discrete_robot_interfaces.srv:PlanTrajectory"),
+    Target("retime_trajectory", "trajectory_planner_node", well_formed_or_any(retime_trajectory), "service",
+           "discrete_robot_interfaces.srv:RetimeTrajectory", smoke_cases=30),
     Target("push/finger_position", "push_predictor_node", finger_position(), "topic", "geometry_msgs.msg:PointStamped"),
     Target("joint_trajectory", "discrete_robot_node", joint_trajectory(), "topic",
            "trajectory_msgs.msg:JointTrajectory", "joint_states"),
