@@ -134,7 +134,6 @@ class DiscreteRobotNode(SimulatorNode):
         self.simulation = self.arm.simulation
         self.gains = {name: values[name] for name in ("kp", "kd")}
         self.effort = EffortCommand(np.arange(model.dof), self.effort_limits)
-
         self.broadcaster = JointStateBroadcaster(self, values["joint_states_topic"])
         self.energy_pub = self.create_publisher(Float64, ENERGY_TOPIC, STATE_QOS)
         self.objects = ObjectPublisher(self, self.scene, height)
