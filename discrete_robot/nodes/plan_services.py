@@ -56,10 +56,15 @@ def fill_plan_response(response, plan: PlannedTrajectory, message: str):
         response.joint_names = list(predicted.joint_names)
         response.predicted_max_tracking_error = predicted.max_tracking_error.tolist()
         response.predicted_peak_effort_fraction = predicted.peak_effort_fraction.tolist()
-        response.predicted_end_lag = predicted.end_lag
+        response.predicted_end_lag = _lag_field(predicted.end_lag)
         response.goal_tolerance = predicted.goal_tolerance.tolist()
         response.predicted_meets_tolerances = predicted.meets_tolerances
     return response
+
+
+def _lag_field(lag: float) -> float:
+    """An end lag (s) as the services answer it: −1 for a goal tolerance not met (a response's numbers are finite)."""
+    return lag if np.isfinite(lag) else -1.0
 
 
 def failed(response, reason: str):
@@ -158,5 +163,5 @@ class PlanExecutor:
                                      np.asarray(t) - recording.start, np.array(q), np.array(qd),
                                      predicted.goal_tolerance)
         response.measured_max_tracking_error = measured.max_tracking_error.tolist()
-        response.measured_end_lag = measured.end_lag
+        response.measured_end_lag = _lag_field(measured.end_lag)
         response.message += f"; {measured.against(predicted)}"

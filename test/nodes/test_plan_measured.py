@@ -53,3 +53,20 @@ def test_retimed_and_min_time_plans_execute_as_predicted_on_the_ur5(ros):
     planned = ros.call(PlanTrajectory, "plan_trajectory", PlanTrajectory.Request(waypoints=[back], execute=True),
                        timeout=300.0)
     _check(planned, "min_time")
+
+
+def test_a_plan_predicted_never_to_settle_answers_minus_one_for_its_lag(ros):
+    """A min_time plan of the 2-link arm on a 20-point grid that its tracking cannot follow (found by `make soak`:
+    the answer carried an infinite lag, which the node's guard refused as an internal error): the plan is answered,
+    its predicted lag is −1 (not met within twice the allowed lag) and the message says it will lag."""
+    from discrete_robot_interfaces.srv import PlanTrajectory
+    from trajectory_msgs.msg import JointTrajectoryPoint
+
+    ros.start("trajectory_planner_node", params={"grid_points": 20})
+    ros.wait_for_service(PlanTrajectory, "plan_trajectory", 30.0)
+    waypoints = [[0.6073199756776233, -0.14585056354006443], [0.2121122626301155, -0.8943396673879895]]
+    response = ros.call(PlanTrajectory, "plan_trajectory", PlanTrajectory.Request(
+        waypoints=[JointTrajectoryPoint(positions=p) for p in waypoints], method="min_time"), timeout=120.0)
+    assert response.success, response.message
+    assert response.predicted_end_lag == -1.0 and not response.predicted_meets_tolerances
+    assert "will LAG past the allowed time" in response.message
