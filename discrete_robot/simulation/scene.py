@@ -4,7 +4,7 @@ At every physics step (:meth:`SceneWorld.step`):
 
 1. the arm takes its step under τ + τ_ext, where τ_ext = J(q)ᵀ f is the load of the contact forces ``f`` found
    in the previous step (J: the fingertip centre's translational Jacobian in the world frame at the step's
-   start state, ``model.inverse_kinematics.tool_jacobian``; f: the force the objects exert on the finger, in
+   start state, :class:`~discrete_robot.simulation.fingertip.Fingertip`'s compiled kernel; f: the force the objects exert on the finger, in
    the table plane, z = 0);
 2. the fingertip centre moves from where forward kinematics put it before the step to where it puts it after,
    and each object it touches moves by the minimum-power model (:func:`discrete_robot.pushing.simulation.push_step`,
@@ -27,9 +27,10 @@ import numpy as np
 from discrete_robot import budget
 from discrete_robot.errors import InputError
 from discrete_robot.geometry2d import rotation2d
-from discrete_robot.model.inverse_kinematics import ToolPoint, tool_jacobian, tool_pose
+from discrete_robot.model.inverse_kinematics import ToolPoint
 from discrete_robot.pushing.object_model import PushedObject
 from discrete_robot.pushing.simulation import push_step
+from discrete_robot.simulation.fingertip import Fingertip
 from discrete_robot.validation import finite_vector
 
 
@@ -52,6 +53,7 @@ class SceneWorld:
 
     def __init__(self, model, tool: ToolPoint, radius: float, objects: list[SceneObject], q):
         self.model, self.tool, self.radius, self.objects = model, tool, float(radius), list(objects)
+        self._fingertip = Fingertip(model, tool)
         self.reset(q)
 
     @classmethod
@@ -85,13 +87,13 @@ class SceneWorld:
     def _place(self, q) -> None:
         """The fingertip centre (world x y) at joint positions q, and those positions."""
         self._q = np.array(q, dtype=float)
-        self.finger = tool_pose(self.model, self.tool, self._q)[0][:2]
+        self.finger = self._fingertip.position(self._q)[:2].copy()
 
     def load(self, q) -> np.ndarray:
         """τ_ext = J(q)ᵀ f (N m): the joint torques of the force ``f`` on the finger at joint positions q."""
         if not self.force.any():
             return np.zeros(self.model.dof)
-        jacobian = tool_jacobian(self.model, self.tool, q)[2]
+        jacobian = self._fingertip.jacobian(np.ascontiguousarray(q, dtype=float))
         return jacobian[:2].T @ self.force
 
     def step(self, simulation, count: int, torques) -> None:
