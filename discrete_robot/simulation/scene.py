@@ -4,8 +4,8 @@ At every physics step (:meth:`SceneWorld.step`):
 
 1. the arm takes its step under τ + τ_ext, where τ_ext = J(q)ᵀ f is the load of the contact forces ``f`` found
    in the previous step (J: the fingertip centre's translational Jacobian in the world frame at the step's
-   start state, :class:`~discrete_robot.simulation.fingertip.Fingertip`'s compiled kernel; f: the force the objects exert on the finger, in
-   the table plane, z = 0);
+   start state, by the compiled kernel of :mod:`discrete_robot.simulation.fingertip`; f: the force the objects
+   exert on the finger, in the table plane, z = 0);
 2. the fingertip centre moves from where forward kinematics put it before the step to where it puts it after,
    and each object it touches moves by the minimum-power model (:func:`discrete_robot.pushing.simulation.push_step`,
    the push core's quasistatic solution); the force of that solution, minus the finger's force on the object
