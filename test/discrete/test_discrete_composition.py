@@ -84,7 +84,7 @@ def test_discrete6_converges_at_order_6_on_the_arm():
 
 
 def test_discrete4_keeps_the_energy_of_the_arm_and_the_ur5_to_round_off(robot):
-    """T + V within 1e-12 relative over 10⁴ steps of 1 ms (3·10⁴ sub-steps, a third of them backwards), no
+    """T + V within 1e-12 relative over 10⁴ steps of 1 ms (5·10⁴ sub-steps, a fifth of them backwards), no
     damping or limits; the 10⁵ steps of the issue are in bench_work_precision's drift column."""
     system = RigidBodySystem(robot)
     simulation = FixedStepSimulation(system, "discrete4", 1e-3, robot.initial_positions + 0.3,
