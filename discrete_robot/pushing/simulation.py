@@ -10,7 +10,7 @@ accurate to first order.
 Contact is geometric: the finger (a disk of radius R, or a point) touches the
 footprint when its centre is at distance R from the outline. A free finger
 moves until the first contact along its move (the footprint grown by R, see
-:func:`~discrete_robot.pushing.polygon.first_contact_fraction`) and pushes for
+:func:`~discrete_robot.pushing.push_kernels.first_contact_fraction`) and pushes for
 the rest of the move; the contact point is the outline point nearest to the
 finger centre and the normal points from the finger centre to it. A first-
 order step can leave the finger slightly inside the footprint (the object
@@ -18,7 +18,8 @@ rotates under the finger): the object is then translated along the contact
 normal until the finger touches it again. Contact is lost as the geometry
 dictates: a finger moving away, or sliding past a corner, separates.
 
-Poses are (x, y, theta) of the object frame in the world frame (m, rad).
+Poses are (x, y, theta) of the object frame in the world frame (m, rad). The pieces of a move run in the
+compiled kernels of :mod:`.push_kernels` (one call per move: a physics step of the arm's scene takes one).
 """
 
 from collections.abc import Iterator
@@ -28,15 +29,21 @@ import numpy as np
 
 from discrete_robot import budget
 from discrete_robot.errors import InputError
-from discrete_robot.geometry2d import rotation2d, se2_exp_step, to_object, to_world
+from discrete_robot.geometry2d import to_object, to_world
 from discrete_robot.pushing.object_model import PushedObject
-from discrete_robot.pushing.polygon import OutlinePoint, first_contact_fraction, nearest_outline, outline_normal
 from discrete_robot.pushing.prediction import Contact, ContactMode, PushPrediction, predict_at_contact
+from discrete_robot.pushing.prediction import _to_object_frame as to_object_frame
+from discrete_robot.pushing.push_kernels import (
+    CONTACT_TOLERANCE,
+    DONE,
+    finish_piece,
+    gap,
+    push_pieces,
+    waypoint,
+)
 from discrete_robot.validation import bounded_count, finite_scalar, positive_step
 
 MAX_MOVE_FRACTION = 0.02
-#: the finger touches when its gap to the outline is below this fraction of the footprint size
-CONTACT_TOLERANCE = 1e-7
 MAX_STEPS = 200_000
 #: at most this many short finger moves (MAX_MOVE_FRACTION of the object's size each) per request: bounded work
 #: (a 1 m finger jump on a 1 micrometre object would otherwise be 5e7 moves)
@@ -67,57 +74,58 @@ class PushTrajectory:
     centers_of_rotation: np.ndarray
 
 
-def _gap(obj: PushedObject, finger: np.ndarray, radius: float) -> tuple[float, OutlinePoint]:
-    """Signed clearance between the finger disk and the footprint (negative: overlap), and the outline point
-    nearest to the finger centre (object frame)."""
-    nearest = nearest_outline(obj.footprint, finger)
-    return (-nearest.distance if nearest.inside else nearest.distance) - radius, nearest
+def _geometry(obj: PushedObject) -> tuple[np.ndarray, float, float]:
+    """The footprint as the kernels take it (C-ordered float (k, 2)), its size and scale (m)."""
+    return np.ascontiguousarray(obj.footprint, dtype=float), float(obj.size), float(obj.scale)
 
 
 def clearance(obj: PushedObject, pose, finger_world, radius: float) -> float:
     """Signed gap (m) between a finger disk of ``radius`` centred at ``finger_world`` and the object at ``pose``:
     negative when the finger penetrates the footprint."""
-    gap, _ = _gap(obj, to_object(np.asarray(pose, dtype=float), np.asarray(finger_world, dtype=float)[:2]), radius)
-    return float(gap)
-
-
-def _contact_normal(obj: PushedObject, finger: np.ndarray, nearest: OutlinePoint):
-    """Unit normal into the object at the contact: from the finger centre to the nearest outline point, or the
-    outline's own normal when the centre is on or inside the outline."""
-    size = obj.size
-    if not nearest.inside and nearest.distance > 1e-9 * size:
-        return (nearest.point - finger) / nearest.distance
-    return outline_normal(obj.footprint, nearest.edge, nearest.parameter, 1e-9 * size)
-
-
-def _separate(obj: PushedObject, pose: np.ndarray, finger_world: np.ndarray, radius: float) -> np.ndarray:
-    """Translate the object along the contact normal so that an overlapping finger just touches it."""
-    finger = to_object(pose, finger_world)
-    gap, nearest = _gap(obj, finger, radius)
-    if gap >= -CONTACT_TOLERANCE * obj.scale:
-        return pose
-    normal = _contact_normal(obj, finger, nearest)
-    shift = finger + radius * normal - nearest.point
-    return np.array([*(pose[:2] + rotation2d(pose[2]) @ shift), pose[2]])
+    finger = to_object(np.asarray(pose, dtype=float), np.asarray(finger_world, dtype=float)[:2])
+    return float(gap(_geometry(obj)[0], float(finger[0]), float(finger[1]), float(radius))[0])
 
 
 def push_step(obj: PushedObject, pose, finger_from, finger_to, contact_friction: float,
               pusher_radius: float = 0.0) -> PushStep:
-    """Move the finger centre straight from ``finger_from`` to ``finger_to`` (world) and the object with it."""
-    pose = np.asarray(pose, dtype=float)
-    start = np.asarray(finger_from, dtype=float)[:2]
-    target = np.asarray(finger_to, dtype=float)[:2]
+    """Move the finger centre straight from ``finger_from`` to ``finger_to`` (world) and the object with it: the
+    pieces in :func:`.push_kernels.push_pieces`, a prediction it hands back in :func:`predict_at_contact`."""
+    pose = np.array(pose, dtype=float)      # a copy: the kernels move it in place
+    start = np.ascontiguousarray(np.asarray(finger_from, dtype=float)[:2])
+    target = np.ascontiguousarray(np.asarray(finger_to, dtype=float)[:2])
     if _segment_distance(pose[:2], start, target) > obj.circumradius + pusher_radius + CONTACT_TOLERANCE * obj.scale:
         # the finger passes outside the object's circumscribed circle: no contact, nothing to integrate
         return PushStep(pose=pose, finger=target, mode=ContactMode.SEPARATING, prediction=None)
     pieces = max(1, bounded_count(np.ceil(np.linalg.norm(target - start) / (MAX_MOVE_FRACTION * obj.scale)),
                                   MAX_MOVES, "finger move", "MAX_MOVES (moves of 2 % of the object's size)"))
-    mode, prediction = ContactMode.SEPARATING, None
-    waypoints = start + np.linspace(0.0, 1.0, pieces + 1)[:, None] * (target - start)
-    for a, b in zip(waypoints[:-1], waypoints[1:], strict=True):
-        pose, piece = _move(obj, pose, a, b, contact_friction, pusher_radius)
-        mode, prediction = (piece.mode, piece) if piece is not None else (ContactMode.SEPARATING, None)
+    vertices, size, scale = _geometry(obj)
+    radius, mu = float(pusher_radius), float(contact_friction)
+    data, binding = obj.support.predictor.workspace()
+    contact, work, last = np.empty(6), np.empty(7), np.zeros(5)
+    prediction, first = None, 0
+    while first < pieces:
+        outcome, piece = push_pieces(binding, vertices, size, scale, obj.origin, pose, start, target, pieces, first,
+                                     mu, radius, contact, work, last)
+        if outcome == DONE:
+            prediction = _kernel_prediction(obj, data, contact, last) if last[0] else None
+            break
+        prediction = predict_at_contact(obj, Contact(point=contact[0:2].copy(), normal=contact[2:4].copy()),
+                                        contact[4:6].copy(), mu)
+        finish_piece(vertices, size, scale, pose, prediction.twist, *waypoint(start, target, pieces, piece + 1),
+                     radius)
+        first = piece + 1
+    mode = ContactMode.SEPARATING if prediction is None else prediction.mode
     return PushStep(pose=pose, finger=target, mode=mode, prediction=prediction)
+
+
+def _kernel_prediction(obj: PushedObject, data, contact: np.ndarray, last: np.ndarray) -> PushPrediction:
+    """The prediction of the last piece :func:`.push_kernels.push_pieces` pushed, from its contact (point,
+    normal, move), ``last`` (pushed, status, side, support power, finger speed) and the predictor's results."""
+    side = last[2]
+    mode = ContactMode.STICKING if side == 0.0 else ContactMode.SLIDING_LEFT if side > 0.0 else \
+        ContactMode.SLIDING_RIGHT
+    return to_object_frame(obj, Contact(point=contact[0:2].copy(), normal=contact[2:4].copy()), contact[4:6].copy(),
+                           float(last[4]), data.twist, data.force, mode, float(last[3]))
 
 
 def _segment_distance(point, a, b) -> float:
@@ -126,27 +134,6 @@ def _segment_distance(point, a, b) -> float:
     length2 = float(ab @ ab)
     s = 0.0 if length2 == 0.0 else min(1.0, max(0.0, float((point - a) @ ab) / length2))
     return float(np.hypot(*(a + s * ab - point)))
-
-
-def _move(obj, pose, start, target, contact_friction, radius):
-    """One short finger move; returns (pose, prediction of the push or None)."""
-    pose = _separate(obj, pose, start, radius)
-    finger = to_object(pose, start)
-    move = rotation2d(pose[2]).T @ (target - start)
-    gap, _ = _gap(obj, finger, radius)
-    if gap > CONTACT_TOLERANCE * obj.scale:
-        fraction = first_contact_fraction(obj.footprint, finger, move, radius)
-        if fraction is None or fraction >= 1.0:
-            return pose, None
-        finger = finger + fraction * move
-        move = (1.0 - fraction) * move
-    _, nearest = _gap(obj, finger, radius)
-    normal = _contact_normal(obj, finger, nearest)
-    prediction = predict_at_contact(obj, Contact(point=nearest.point, normal=normal), move, contact_friction)
-    if prediction.mode is ContactMode.SEPARATING:
-        return pose, None
-    pose = se2_exp_step(pose, prediction.twist)
-    return _separate(obj, pose, target, radius), prediction
 
 
 def _path(points) -> np.ndarray:
@@ -185,8 +172,7 @@ def iter_push_simulation(obj: PushedObject, initial_pose, pusher_path, pusher_sp
     duration = arc[-1] / pusher_speed
     steps = bounded_count(np.ceil(duration / time_step - 1e-9), MAX_STEPS, f"a push of {duration:.3g} s in "
                           f"time_step {time_step:g} s", "MAX_STEPS", hint="increase time_step")
-    gap, _ = _gap(obj, to_object(pose, path[0]), pusher_radius)
-    if gap < -CONTACT_TOLERANCE * obj.scale:
+    if clearance(obj, pose, path[0], pusher_radius) < -CONTACT_TOLERANCE * obj.scale:
         raise InputError(f"the finger starts overlapping the object at {path[0].tolist()}")
     yield 0.0, PushStep(pose=pose, finger=path[0], mode=ContactMode.SEPARATING, prediction=None)
     distance = 0.0
