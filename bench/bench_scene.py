@@ -1,6 +1,7 @@
 """The table scene in the arm's step (discrete_robot.simulation.scene): what a step with the object costs.
 
-Each arm of a shipped scene (planar_2link, arm_6dof) pushes its object 3 cm, 2 cm off the centre line, at 5 cm/s
+Each arm of a shipped scene (planar_2link, arm_6dof, and the UR5 of example-robot-data with its fingertip at
+tool0, as bringup runs it with ``--tip-link tool0``) pushes its object 3 cm, 2 cm off the centre line, at 5 cm/s
 (min-jerk), tracking the finger path with computed torque at 1 ms. Timed: the steps of that run with the scene
 (:meth:`SceneWorld.step`) and the same steps of the arm alone under the same torques (FixedStepSimulation.step,
 one step at a time). The scene's cost is the difference per step, over the whole run and over its steps in
@@ -19,6 +20,8 @@ from discrete_robot.manipulation.arm import ArmFinger, finger_trajectory
 from discrete_robot.manipulation.scene import load_scene
 from discrete_robot.model.description import load_model, package_config_path
 from discrete_robot.model.dynamics import RigidBodySystem
+from discrete_robot.model.example_robots import example_robot_path
+from discrete_robot.model.sources import with_fingertip
 from discrete_robot.simulation.scene import SceneWorld
 
 TIME_STEP = 1e-3
@@ -49,8 +52,9 @@ def _timed_run(arm, scene, trajectory, with_scene: bool) -> tuple[np.ndarray, np
 
 def run() -> list[dict]:
     entries = []
-    for name in ("planar_2link", "arm_6dof"):
-        model = load_model(package_config_path(f"{name}.yaml"))
+    for name in ("planar_2link", "arm_6dof", "ur5"):
+        model = with_fingertip(load_model(example_robot_path("ur5")), "tool0") if name == "ur5" else \
+            load_model(package_config_path(f"{name}.yaml"))
         scene = load_scene(package_config_path(f"table_scene_{name}.yaml"))
         arm = ArmFinger.in_scene(model, scene)
         x0, y0, _ = scene.start_pose
