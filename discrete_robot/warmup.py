@@ -63,14 +63,18 @@ def space() -> None:
 def discrete() -> None:
     """The discrete-mechanics simulator as the nodes and CLIs run it: on the planar arm, the 6-joint arm and a
     mimic/prismatic model, a run under held forces and steps one by one, with joint stops and dissipation; a long
-    step; the other integrators; the inverse dynamics of the nodes' feedforward; the nodes' TF."""
+    step; the other integrators; the inverse dynamics of the nodes' feedforward; the nodes' TF; a step with the
+    table scene."""
     from discrete_robot.discrete.dissipation import Dissipation
     from discrete_robot.discrete.simulation import FixedStepSimulation
+    from discrete_robot.manipulation.arm import ArmFinger
+    from discrete_robot.manipulation.scene import load_scene
     from discrete_robot.model.description import load_model, package_config_path
     from discrete_robot.model.dynamics import RigidBodySystem
     from discrete_robot.model.lagrangian import generalized_forces
     from discrete_robot.model.urdf import fixed_transforms, joint_transforms
     from discrete_robot.model.urdf_reader import model_from_urdf
+    from discrete_robot.simulation.scene import SceneWorld
 
     models = [load_model(package_config_path(name)) for name in ("planar_2link.yaml", "arm_6dof.yaml")]
     for model in [*models, model_from_urdf(MIMIC_PRISMATIC_URDF)]:
@@ -86,6 +90,11 @@ def discrete() -> None:
     planar = RigidBodySystem(models[0])
     for kind, dt in (("discrete", 0.1), ("discrete4", 1e-3), ("variational", 1e-3), ("rk45", 1e-3)):
         FixedStepSimulation(planar, kind, dt, np.zeros(2), np.ones(2)).step(2, np.zeros(2))
+    # the scene's fingertip kernel (simulation/fingertip.py), as a simulator with a scene_file steps
+    scene = load_scene(package_config_path("table_scene_planar_2link.yaml"))
+    ready = np.asarray(scene.arm_ready_positions, dtype=float)
+    world = SceneWorld.from_scene(ArmFinger.in_scene(models[0], scene), scene, ready)
+    world.step(FixedStepSimulation(planar, "discrete", 1e-3, ready, np.zeros(2)), 2, np.zeros(2))
 
 
 def pushing() -> None:

@@ -183,7 +183,7 @@ def predict_at_contact(obj: PushedObject, contact: Contact, pusher_velocity: np.
         ContactMode.SLIDING_RIGHT
     if status != compiled.OK:
         raise ConvergenceError(_FAILURES[status].format(value=value, mode=mode.value))
-    return _to_object_frame(obj, contact, velocity, speed, data.twist, data.force, mode, value)
+    return to_object_frame(obj, contact, velocity, speed, data.twist, data.force, mode, value)
 
 
 #: :func:`.compiled.predict`'s failures, with the failing quantity ``value``
@@ -198,7 +198,7 @@ _FAILURES = {
 }
 
 
-def _to_object_frame(obj, contact, velocity, speed, local_twist, local_force, mode, local_power) -> PushPrediction:
+def to_object_frame(obj, contact, velocity, speed, local_twist, local_force, mode, local_power) -> PushPrediction:
     """Undo the local scaling: local twist and support power per unit local finger speed -> object-frame SI (in
     scalars: this runs once per prediction, where numpy's small-array calls cost more than the arithmetic)."""
     vx, vy = speed * float(local_twist[0]), speed * float(local_twist[1])     # the centroid's velocity, m/s

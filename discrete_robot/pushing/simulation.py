@@ -31,8 +31,7 @@ from discrete_robot import budget
 from discrete_robot.errors import InputError
 from discrete_robot.geometry2d import to_object, to_world
 from discrete_robot.pushing.object_model import PushedObject
-from discrete_robot.pushing.prediction import Contact, ContactMode, PushPrediction, predict_at_contact
-from discrete_robot.pushing.prediction import _to_object_frame as to_object_frame
+from discrete_robot.pushing.prediction import Contact, ContactMode, PushPrediction, predict_at_contact, to_object_frame
 from discrete_robot.pushing.push_kernels import (
     CONTACT_TOLERANCE,
     DONE,
