@@ -8,7 +8,8 @@ Modules in their one-way order: each imports only modules of the layers before i
 2. geometry: :mod:`.polygon` (footprints, the outline's nearest point; planar poses and the 2-D primitives are
    :mod:`discrete_robot.geometry2d`'s).
 3. kernels: :mod:`.compiled` (the support friction, and ``predict``: the whole contact query in one kernel call;
-   numba; imports nothing of pushing/).
+   numba; imports nothing of pushing/); :mod:`.push_kernels` (a finger move's pieces in one call, on
+   :mod:`.polygon`'s compiled geometry and ``compiled.predict``).
 4. support: :mod:`.support` (pressure models, each building its ``compiled.Model``), :mod:`.object_model`.
 5. prediction: :mod:`.prediction` (a planar object pushed by a finger).
 6. simulation: :mod:`.simulation` (the object's pose while the finger follows a path), :mod:`.streaming` (a

@@ -129,16 +129,22 @@ def _on_segment(side, start, end, point) -> np.ndarray:
 
 
 def contains(vertices: np.ndarray, points: np.ndarray) -> np.ndarray:
-    """Even-odd point-in-polygon test for (m, 2) points (boundary points may go either way)."""
-    points = np.atleast_2d(points)
-    a = vertices[None, :, :]
-    b = np.roll(vertices, -1, axis=0)[None, :, :]
-    x = points[:, None, 0]
-    y = points[:, None, 1]
-    straddles = (a[..., 1] > y) != (b[..., 1] > y)
-    rise = np.where(straddles, b[..., 1] - a[..., 1], 1.0)
-    x_cross = a[..., 0] + (y - a[..., 1]) * (b[..., 0] - a[..., 0]) / rise
-    return np.count_nonzero(straddles & (x < x_cross), axis=1) % 2 == 1
+    """Even-odd point-in-polygon test for (m, 2) points (boundary points may go either way): :func:`inside` each."""
+    vertices = np.ascontiguousarray(vertices, dtype=float)
+    return np.array([inside(vertices, float(x), float(y)) for x, y in np.atleast_2d(points)], dtype=bool)
+
+
+@njit
+def inside(vertices, px, py):
+    """Whether (px, py) is inside the polygon (even-odd rule; the boundary may go either way)."""
+    k = vertices.shape[0]
+    count = 0
+    for j in range(k):
+        ax, ay = vertices[j, 0], vertices[j, 1]
+        bx, by = vertices[(j + 1) % k, 0], vertices[(j + 1) % k, 1]
+        if (ay > py) != (by > py) and px < ax + (py - ay) * (bx - ax) / (by - ay):
+            count += 1
+    return count % 2 == 1
 
 
 class OutlinePoint(NamedTuple):
@@ -189,60 +195,63 @@ def outward_normals(vertices: np.ndarray) -> np.ndarray:
     return normal / np.linalg.norm(normal, axis=1, keepdims=True)
 
 
-def outline_normal(vertices: np.ndarray, edge: int, parameter: float, vertex_tolerance: float) -> np.ndarray:
-    """Unit inward normal of the outline at the point ``parameter`` along ``edge``.
+@njit
+def _inward(vertices, j):
+    """The unit inward normal of edge j (j = −1: the last edge)."""
+    k = vertices.shape[0]
+    dx, dy = vertices[(j + 1) % k, 0] - vertices[j, 0], vertices[(j + 1) % k, 1] - vertices[j, 1]
+    length = math.hypot(dx, dy)
+    return -dy / length, dx / length
 
-    Within ``vertex_tolerance`` (m) of a vertex the outline has no tangent; the
-    normal is then the normalised mean of the two edges' inward normals (the
-    bisector of the contact normal cone).
-    """
-    k = len(vertices)
 
-    def inward(j: int) -> np.ndarray:
-        dx, dy = vertices[(j + 1) % k] - vertices[j]
-        return np.array([-dy, dx]) / math.hypot(dx, dy)
-
-    normal = inward(edge)
-    length = math.hypot(*(vertices[(edge + 1) % k] - vertices[edge]))
+@njit
+def outline_normal(vertices, edge, parameter, vertex_tolerance):
+    """The unit inward normal of the outline at ``parameter`` along ``edge``: within ``vertex_tolerance`` m of a
+    vertex the outline has no tangent, and the normal is the normalised mean of its two edges' inward normals (the
+    bisector of the contact normal cone); (nx, ny)."""
+    k = vertices.shape[0]
+    nx, ny = _inward(vertices, edge)
+    length = math.hypot(vertices[(edge + 1) % k, 0] - vertices[edge, 0], vertices[(edge + 1) % k, 1]
+                        - vertices[edge, 1])
     if parameter * length <= vertex_tolerance:
-        mean = normal + inward(edge - 1)
+        ox, oy = _inward(vertices, edge - 1)
     elif (1.0 - parameter) * length <= vertex_tolerance:
-        mean = normal + inward((edge + 1) % k)
+        ox, oy = _inward(vertices, (edge + 1) % k)
     else:
-        return normal
-    norm = math.hypot(*mean)
-    return normal if norm < 1e-9 else mean / norm
+        return nx, ny
+    mx, my = nx + ox, ny + oy
+    norm = math.hypot(mx, my)
+    if norm < 1e-9:
+        return nx, ny
+    return mx / norm, my / norm
 
 
-def first_contact_fraction(vertices: np.ndarray, start: np.ndarray, displacement: np.ndarray,
-                           radius: float) -> float | None:
-    """Earliest fraction s in [0, 1] at which a disk of ``radius`` moving from ``start`` by ``displacement`` touches
-    the polygon, or None if it does not within the move.
-
-    The disk touches the polygon when its centre reaches the polygon grown by
-    ``radius``: the edges shifted outward by ``radius`` and circles of
-    ``radius`` about the vertices (for radius 0, the outline itself).
-    """
-    a = vertices
-    edge = np.roll(vertices, -1, axis=0) - a
-    lengths = np.linalg.norm(edge, axis=1)
-    tangent = edge / lengths[:, None]
-    normal = outward_normals(vertices)
-    approach = normal @ displacement
-    height = np.sum((start - a) * normal, axis=1) - radius
-    moving_in = approach < 0.0
-    s_edge = -height[moving_in] / approach[moving_in]
-    along = np.sum((start + s_edge[:, None] * displacement - a[moving_in]) * tangent[moving_in], axis=1)
-    valid = (s_edge >= -1e-12) & (along >= 0.0) & (along <= lengths[moving_in])
-    hits = s_edge[valid].tolist()
-    speed2 = float(displacement @ displacement)
-    if radius > 0.0 and speed2 > 0.0:
-        offset = start - a
-        half_b = offset @ displacement
-        c = np.sum(offset * offset, axis=1) - radius * radius
-        discriminant = half_b * half_b - speed2 * c
-        real = discriminant >= 0.0
-        roots = (-half_b[real] - np.sqrt(discriminant[real])) / speed2
-        hits.extend(roots[roots >= -1e-12].tolist())
-    hits = [h for h in hits if h <= 1.0]
-    return max(0.0, min(hits)) if hits else None
+@njit
+def first_contact_fraction(vertices, px, py, dx, dy, radius):
+    """The earliest fraction s in [0, 1] of the move by (dx, dy) from (px, py) (object frame) at which a finger disk
+    of ``radius`` touches the polygon, or −1 if it does not: the centre reaches the polygon grown by
+    ``radius``, an edge shifted outward by ``radius`` or a circle of ``radius`` about a vertex."""
+    k = vertices.shape[0]
+    best = math.inf
+    speed2 = dx * dx + dy * dy
+    for j in range(k):
+        ax, ay = vertices[j, 0], vertices[j, 1]
+        ex, ey = vertices[(j + 1) % k, 0] - ax, vertices[(j + 1) % k, 1] - ay
+        length = math.sqrt(ex * ex + ey * ey)
+        tx, ty = ex / length, ey / length
+        nx, ny = ey / length, -ex / length
+        approach = nx * dx + ny * dy
+        if approach < 0.0:
+            s = -((px - ax) * nx + (py - ay) * ny - radius) / approach
+            along = (px + s * dx - ax) * tx + (py + s * dy - ay) * ty
+            if -1e-12 <= s <= 1.0 and 0.0 <= along <= length:
+                best = min(best, s)
+        if radius > 0.0 and speed2 > 0.0:
+            ox, oy = px - ax, py - ay
+            half_b = ox * dx + oy * dy
+            discriminant = half_b * half_b - speed2 * (ox * ox + oy * oy - radius * radius)
+            if discriminant >= 0.0:
+                root = (-half_b - math.sqrt(discriminant)) / speed2
+                if -1e-12 <= root <= 1.0:
+                    best = min(best, root)
+    return -1.0 if best == math.inf else max(0.0, best)

@@ -135,7 +135,7 @@ def contact_on_outline(obj: PushedObject, contact_point, pusher_radius: float = 
     if distance > OUTLINE_TOLERANCE * size:
         raise InputError(f"contact_point {point.tolist()} is {distance:.3g} m off the footprint outline "
                          f"(tolerance {OUTLINE_TOLERANCE * size:.2g} m): it must lie on the outline")
-    normal = outline_normal(obj.footprint, edge, parameter, 1e-9 * size)
+    normal = np.array(outline_normal(obj.footprint, edge, parameter, 1e-9 * size))
     if radius > 0.0:
         centre = closest - radius * normal
         clearance = closest_on_outline(obj.footprint, centre)[1]

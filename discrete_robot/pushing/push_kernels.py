@@ -18,26 +18,12 @@ import math
 
 from discrete_robot.jit import njit
 from discrete_robot.pushing.compiled import OK, predict
-from discrete_robot.pushing.polygon import _nearest_on_outline
+from discrete_robot.pushing.polygon import _nearest_on_outline, first_contact_fraction, inside, outline_normal
 
 #: the finger touches when its gap to the outline is below this fraction of the footprint size
 CONTACT_TOLERANCE = 1e-7
 #: :func:`push_pieces`' answers: every piece done; stopped at a piece whose prediction Python must make
 DONE, RESOLVE = 0, 1
-
-
-@njit
-def inside(vertices, px, py):
-    """Whether (px, py) is inside the polygon (even-odd rule, as :func:`.polygon.contains`; the boundary may go
-    either way)."""
-    k = vertices.shape[0]
-    count = 0
-    for j in range(k):
-        ax, ay = vertices[j, 0], vertices[j, 1]
-        bx, by = vertices[(j + 1) % k, 0], vertices[(j + 1) % k, 1]
-        if (ay > py) != (by > py) and px < ax + (py - ay) * (bx - ax) / (by - ay):
-            count += 1
-    return count % 2 == 1
 
 
 @njit
@@ -48,36 +34,6 @@ def gap(vertices, px, py, radius):
     x, y, distance, edge, parameter = _nearest_on_outline(vertices, px, py)
     within = inside(vertices, px, py)
     return (-distance if within else distance) - radius, x, y, distance, edge, parameter, within
-
-
-@njit
-def _inward(vertices, j):
-    """The unit inward normal of edge j (j = −1: the last edge)."""
-    k = vertices.shape[0]
-    dx, dy = vertices[(j + 1) % k, 0] - vertices[j, 0], vertices[(j + 1) % k, 1] - vertices[j, 1]
-    length = math.hypot(dx, dy)
-    return -dy / length, dx / length
-
-
-@njit
-def outline_normal(vertices, edge, parameter, vertex_tolerance):
-    """The unit inward normal of the outline at ``parameter`` along ``edge`` (:func:`.polygon.outline_normal`:
-    within ``vertex_tolerance`` m of a vertex, the normalised mean of its two edges' normals)."""
-    k = vertices.shape[0]
-    nx, ny = _inward(vertices, edge)
-    length = math.hypot(vertices[(edge + 1) % k, 0] - vertices[edge, 0], vertices[(edge + 1) % k, 1]
-                        - vertices[edge, 1])
-    if parameter * length <= vertex_tolerance:
-        ox, oy = _inward(vertices, edge - 1)
-    elif (1.0 - parameter) * length <= vertex_tolerance:
-        ox, oy = _inward(vertices, (edge + 1) % k)
-    else:
-        return nx, ny
-    mx, my = nx + ox, ny + oy
-    norm = math.hypot(mx, my)
-    if norm < 1e-9:
-        return nx, ny
-    return mx / norm, my / norm
 
 
 @njit
@@ -111,37 +67,6 @@ def separate(vertices, size, scale, pose, wx, wy, radius):
     c, s = math.cos(pose[2]), math.sin(pose[2])
     pose[0] += c * sx - s * sy
     pose[1] += s * sx + c * sy
-
-
-@njit
-def first_contact_fraction(vertices, px, py, dx, dy, radius):
-    """The earliest fraction s in [0, 1] of the move by (dx, dy) from (px, py) (object frame) at which a finger disk
-    of ``radius`` touches the polygon, or −1 if it does not (:func:`.polygon.first_contact_fraction`: the centre
-    reaches an edge shifted outward by ``radius`` or a circle of ``radius`` about a vertex)."""
-    k = vertices.shape[0]
-    best = math.inf
-    speed2 = dx * dx + dy * dy
-    for j in range(k):
-        ax, ay = vertices[j, 0], vertices[j, 1]
-        ex, ey = vertices[(j + 1) % k, 0] - ax, vertices[(j + 1) % k, 1] - ay
-        length = math.sqrt(ex * ex + ey * ey)
-        tx, ty = ex / length, ey / length
-        nx, ny = ey / length, -ex / length
-        approach = nx * dx + ny * dy
-        if approach < 0.0:
-            s = -((px - ax) * nx + (py - ay) * ny - radius) / approach
-            along = (px + s * dx - ax) * tx + (py + s * dy - ay) * ty
-            if -1e-12 <= s <= 1.0 and 0.0 <= along <= length:
-                best = min(best, s)
-        if radius > 0.0 and speed2 > 0.0:
-            ox, oy = px - ax, py - ay
-            half_b = ox * dx + oy * dy
-            discriminant = half_b * half_b - speed2 * (ox * ox + oy * oy - radius * radius)
-            if discriminant >= 0.0:
-                root = (-half_b - math.sqrt(discriminant)) / speed2
-                if -1e-12 <= root <= 1.0:
-                    best = min(best, root)
-    return -1.0 if best == math.inf else max(0.0, best)
 
 
 @njit

@@ -28,7 +28,7 @@ LAYERS = {"nodes": 1, "ros": 2}          # everything else: the core, layer 0
 PUSHING_LAYERS = (
     ("solvers", {"power_program", "minimum_power"}),
     ("geometry", {"polygon"}),
-    ("kernels", {"compiled"}),
+    ("kernels", {"compiled", "push_kernels"}),
     ("support", {"support", "object_model"}),
     ("prediction", {"prediction"}),
     ("simulation", {"simulation", "streaming"}),
