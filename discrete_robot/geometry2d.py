@@ -5,11 +5,14 @@ Planar poses (x, y, θ) are the pushing world's (the table plane, REP 103: z up,
 about z); in 3-D they are the rotation by θ about z, whose unit quaternion [w, x, y, z] (geometry3d's
 order) is [cos θ/2, 0, 0, sin θ/2]. Lengths in metres, angles in radians.
 
-:func:`perp`, :func:`cross2` and :func:`wrap_angle` serve Python callers (batched, numpy) and the compiled
-kernels (one vector or one angle): as in :mod:`discrete_robot.geometry3d`, each has a compiled form
-(``overload``) that numba uses when a kernel calls the Python function, written with the same arithmetic so
-both give the same numbers.
+:func:`perp`, :func:`cross2`, :func:`wrap_angle`, :func:`to_object` and :func:`se2_exp_step` serve Python
+callers (batched, numpy) and the compiled kernels (one vector, angle or pose): as in
+:mod:`discrete_robot.geometry3d`, each has a compiled form (``overload``) that numba uses when a kernel calls the
+Python function, written with the same arithmetic so both give the same numbers. The compiled poses and points
+are tuples (no allocation in a kernel's loop).
 """
+
+import math
 
 import numpy as np
 
@@ -77,6 +80,16 @@ def to_object(pose: np.ndarray, point: np.ndarray) -> np.ndarray:
     return rotation2d(pose[2]).T @ (np.asarray(point, dtype=float)[:2] - pose[:2])
 
 
+@overload(to_object)
+def _to_object_compiled(pose, point):
+    """The compiled :func:`to_object` of one point given as a tuple (x, y): the tuple (x, y) in the pose's frame."""
+    def implementation(pose, point):
+        c, s = math.cos(pose[2]), math.sin(pose[2])
+        dx, dy = point[0] - pose[0], point[1] - pose[1]
+        return c * dx + s * dy, -s * dx + c * dy
+    return implementation
+
+
 def to_world(pose: np.ndarray, points: np.ndarray) -> np.ndarray:
     """Points (k, 2) in the frame of ``pose`` (x, y, θ) -> world: R(θ) r + (x, y), row by row, m."""
     return np.asarray(points, dtype=float) @ rotation2d(pose[2]).T + pose[:2]
@@ -92,6 +105,21 @@ def se2_exp_step(pose: np.ndarray, twist: np.ndarray) -> np.ndarray:
         s, c = np.sin(omega), np.cos(omega)
         displacement = np.array([[s, c - 1.0], [1.0 - c, s]]) @ v / omega
     return np.array([*(pose[:2] + rotation2d(pose[2]) @ displacement), pose[2] + omega])
+
+
+@overload(se2_exp_step)
+def _se2_exp_step_compiled(pose, twist):
+    """The compiled :func:`se2_exp_step`: the new pose as a tuple (x, y, θ)."""
+    def implementation(pose, twist):
+        vx, vy, omega = twist[0], twist[1], twist[2]
+        if abs(omega) < 1e-12:
+            dx, dy = vx + 0.5 * omega * -vy, vy + 0.5 * omega * vx
+        else:
+            s, c = math.sin(omega), math.cos(omega)
+            dx, dy = (s * vx + (c - 1.0) * vy) / omega, ((1.0 - c) * vx + s * vy) / omega
+        c, s = math.cos(pose[2]), math.sin(pose[2])
+        return pose[0] + (c * dx - s * dy), pose[1] + (s * dx + c * dy), pose[2] + omega
+    return implementation
 
 
 def yaw_quaternion(yaw: float) -> tuple[float, float, float, float]:

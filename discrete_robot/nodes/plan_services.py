@@ -21,6 +21,7 @@ from rclpy.task import Future
 from sensor_msgs.msg import JointState
 
 from discrete_robot.nodes.conversions import duration_seconds, seconds_to_duration_fields
+from discrete_robot.nodes.guarded import refuse
 from discrete_robot.nodes.plan_messages import trajectory_msg
 from discrete_robot.planning.planner import ArmState, PlannedTrajectory, TrajectoryPlanner
 from discrete_robot.planning.prediction import STOPPED_VELOCITY_TOLERANCE, at_goal, measure_execution
@@ -67,12 +68,6 @@ def _lag_field(lag: float) -> float:
     return lag if np.isfinite(lag) else -1.0
 
 
-def failed(response, reason: str):
-    response.success = False
-    response.message = reason
-    return response
-
-
 class _Recording:
     """The joint states of one execution: (t, q, q̇) in simulated seconds, model order; ``settled`` completes
     when a sample at or after ``goal_time`` meets the goal (known once the execution's start is)."""
@@ -111,7 +106,7 @@ class PlanExecutor:
         """Send ``plan`` (answered in ``response``) as a goal and fill in its outcome and measurement."""
         values, action = self.node.values, self.action
         if not self.client.wait_for_server(timeout_sec=SERVER_WAIT_S):
-            return failed(response, f"execute: no FollowJointTrajectory server at {action}")
+            return refuse(response, f"execute: no FollowJointTrajectory server at {action}")
         sec, nanosec = seconds_to_duration_fields(values["goal_time_tolerance"], "goal_time_tolerance")
         goal = FollowJointTrajectory.Goal(trajectory=response.trajectory,
                                           goal_time_tolerance=Duration(sec=sec, nanosec=nanosec))
@@ -127,12 +122,12 @@ class PlanExecutor:
         try:
             handle = await self.client.send_goal_async(goal, feedback_callback=on_feedback)
             if not handle.accepted:
-                return failed(response, f"execute: {action} rejected the goal")
+                return refuse(response, f"execute: {action} rejected the goal")
             result = await self.node.wall_clock_result(handle.get_result_async(),
                                                        response.duration + values["execution_timeout"])
             if result is None:
                 await handle.cancel_goal_async()
-                return failed(response, f"execute: no result from {action} within {response.duration:.3g} s + "
+                return refuse(response, f"execute: no result from {action} within {response.duration:.3g} s + "
                                         f"execution_timeout = {values['execution_timeout']:g} s; goal canceled")
             if result.result.error_code == FollowJointTrajectory.Result.SUCCESSFUL:
                 await self.node.wall_clock_result(recording.settled, SETTLED_WAIT_S)
@@ -147,7 +142,7 @@ class PlanExecutor:
             response.trajectory.header.stamp.sec, response.trajectory.header.stamp.nanosec = sec, nanosec
             self._measure(response, recording)
         if outcome.error_code != FollowJointTrajectory.Result.SUCCESSFUL:
-            return failed(response, f"execute: {self.action} failed (error_code {outcome.error_code}): "
+            return refuse(response, f"execute: {self.action} failed (error_code {outcome.error_code}): "
                                     f"{outcome.error_string}")
         response.message += f"; executed: {outcome.error_string or 'SUCCESSFUL'}"
         return response

@@ -67,7 +67,7 @@ from visualization_msgs.msg import MarkerArray
 
 from discrete_robot.errors import DiscreteRobotError, InputError
 from discrete_robot.model.description import package_config_path
-from discrete_robot.nodes.guarded import GuardedNode
+from discrete_robot.nodes.guarded import GuardedNode, refuse
 from discrete_robot.nodes.parameters import (
     ROBOT_DESCRIPTION,
     TIP_LINK,
@@ -78,7 +78,7 @@ from discrete_robot.nodes.parameters import (
     positive,
 )
 from discrete_robot.nodes.plan_messages import PATH_TOPIC, path_markers, tool_point
-from discrete_robot.nodes.plan_services import RETIME_SERVICE, PlanExecutor, failed, fill_plan_response, retimed
+from discrete_robot.nodes.plan_services import RETIME_SERVICE, PlanExecutor, fill_plan_response, retimed
 from discrete_robot.nodes.qos import LATCHED_QOS, STATE_QOS
 from discrete_robot.nodes.spin import node_main
 from discrete_robot.nodes.work_lanes import Lane
@@ -200,7 +200,7 @@ class TrajectoryPlannerNode(GuardedNode):
         except DiscreteRobotError as error:
             # a joint name may hold a right-to-left override
             self.get_logger().warning(f"{lane.name} refused: {printable(error)}")
-            return failed(response, printable(error))
+            return refuse(response, printable(error))
         fill_plan_response(response, plan, message)
         self.get_logger().info(f"planned {response.message}")
         if self.values["publish_plans"]:

@@ -3,11 +3,11 @@
 :func:`discrete_robot.pushing.simulation.push_step` splits a finger move into pieces of 2 % of the object's size
 and, for each, finds the contact, predicts the push and moves the object (the mechanics are in
 :mod:`.simulation`'s docstring). In numpy each piece cost ~100 µs of small-array calls around the compiled
-prediction; :func:`push_pieces` does the pieces in one call: the outline point nearest to the finger
-(:func:`discrete_robot.pushing.polygon._nearest_on_outline`) and whether the finger is inside (even-odd rule,
-:func:`inside`), the contact normal (:func:`contact_normal`), the first contact along a move
-(:func:`first_contact_fraction`), the prediction (:func:`discrete_robot.pushing.compiled.predict` on the
-support's own Binding) and the SE(2) step. A prediction the kernel does not finish (a sliding Newton solve
+prediction; :func:`push_pieces` does the pieces in one call: the outline point nearest to the finger and whether
+the finger is inside (:mod:`.polygon`'s compiled ``_nearest_on_outline`` and ``inside``), the contact normal
+(:func:`contact_normal`), the first contact along a move (``polygon.first_contact_fraction``), the prediction
+(:func:`discrete_robot.pushing.compiled.predict` on the support's own Binding) and the SE(2) step
+(:func:`discrete_robot.geometry2d.se2_exp_step`). A prediction the kernel does not finish (a sliding Newton solve
 stalled at a kink of P, or a failure) is handed back to Python (:func:`.prediction.predict_at_contact`, which
 resolves the kink or raises the error).
 
@@ -16,6 +16,7 @@ Poses (x, y, θ): world, m, rad; finger points: world (m) unless "object frame" 
 
 import math
 
+from discrete_robot.geometry2d import se2_exp_step, to_object
 from discrete_robot.jit import njit
 from discrete_robot.pushing.compiled import OK, predict
 from discrete_robot.pushing.polygon import _nearest_on_outline, first_contact_fraction, inside, outline_normal
@@ -47,18 +48,10 @@ def contact_normal(vertices, size, px, py, x, y, distance, edge, parameter, with
 
 
 @njit
-def to_object(pose, wx, wy):
-    """The world point (wx, wy) in the frame of ``pose``: R(θ)ᵀ (p − (x, y))."""
-    c, s = math.cos(pose[2]), math.sin(pose[2])
-    dx, dy = wx - pose[0], wy - pose[1]
-    return c * dx + s * dy, -s * dx + c * dy
-
-
-@njit
 def separate(vertices, size, scale, pose, wx, wy, radius):
     """Translate the object at ``pose`` (in place) along the contact normal so that a finger disk centred at the
     world point (wx, wy) and overlapping it just touches it."""
-    px, py = to_object(pose, wx, wy)
+    px, py = to_object(pose, (wx, wy))
     clearance, x, y, distance, edge, parameter, within = gap(vertices, px, py, radius)
     if clearance >= -CONTACT_TOLERANCE * scale:
         return
@@ -83,7 +76,7 @@ def _contact_of_piece(vertices, size, scale, pose, ax, ay, bx, by, radius, conta
     the push if the finger reaches the object: contact[0:2] its point, [2:4] the inward normal, [4:6] the
     finger's remaining move (object frame). Returns whether the finger pushes (touches and approaches)."""
     separate(vertices, size, scale, pose, ax, ay, radius)
-    px, py = to_object(pose, ax, ay)
+    px, py = to_object(pose, (ax, ay))
     c, s = math.cos(pose[2]), math.sin(pose[2])
     mx, my = c * (bx - ax) + s * (by - ay), -s * (bx - ax) + c * (by - ay)
     clearance = gap(vertices, px, py, radius)[0]
@@ -102,17 +95,8 @@ def _contact_of_piece(vertices, size, scale, pose, ax, ay, bx, by, radius, conta
 @njit
 def finish_piece(vertices, size, scale, pose, twist, bx, by, radius):
     """The end of a piece: the object at ``pose`` (in place) moved for unit time by the object-frame ``twist``
-    (the SE(2) exponential, first order in ω below 1e-12 rad), then separated from the finger at (bx, by)."""
-    vx, vy, omega = twist[0], twist[1], twist[2]
-    if abs(omega) < 1e-12:
-        dx, dy = vx + 0.5 * omega * -vy, vy + 0.5 * omega * vx
-    else:
-        s, c = math.sin(omega), math.cos(omega)
-        dx, dy = (s * vx + (c - 1.0) * vy) / omega, ((1.0 - c) * vx + s * vy) / omega
-    c, s = math.cos(pose[2]), math.sin(pose[2])
-    pose[0] += c * dx - s * dy
-    pose[1] += s * dx + c * dy
-    pose[2] += omega
+    (:func:`discrete_robot.geometry2d.se2_exp_step`), then separated from the finger at (bx, by)."""
+    pose[0], pose[1], pose[2] = se2_exp_step(pose, twist)
     separate(vertices, size, scale, pose, bx, by, radius)
 
 

@@ -10,7 +10,7 @@ accurate to first order.
 Contact is geometric: the finger (a disk of radius R, or a point) touches the
 footprint when its centre is at distance R from the outline. A free finger
 moves until the first contact along its move (the footprint grown by R, see
-:func:`~discrete_robot.pushing.push_kernels.first_contact_fraction`) and pushes for
+:func:`~discrete_robot.pushing.polygon.first_contact_fraction`) and pushes for
 the rest of the move; the contact point is the outline point nearest to the
 finger centre and the normal points from the finger centre to it. A first-
 order step can leave the finger slightly inside the footprint (the object

@@ -20,21 +20,13 @@ import numpy as np
 
 from discrete_robot.geometry3d import cross_into, mat_vec
 from discrete_robot.jit import bind, njit
-from discrete_robot.model.compiled import _link_frames, compile_model, model_dof
+from discrete_robot.model.compiled import Model, _link_frames, compile_model, model_dof
 
 
 class FingerModel(NamedTuple):
-    """The arm's compiled kinematics (:class:`discrete_robot.model.compiled.Model` fields) and the tool point."""
+    """The arm's compiled model (:class:`discrete_robot.model.compiled.Model`) and the tool point."""
 
-    links: np.ndarray
-    joint_rotation: np.ndarray
-    joint_origin: np.ndarray
-    com: np.ndarray
-    prismatic: np.ndarray
-    axes: np.ndarray
-    follower_leader: np.ndarray
-    follower_multiplier: np.ndarray
-    follower_offset: np.ndarray
+    arm: Model
     moves_tool: np.ndarray      # (n̄,) bool: DOF k moves the tool link
     link: int                   # the tool link's index
     offset: np.ndarray          # (3,): the tool point in its link's frame, m
@@ -62,14 +54,13 @@ class FingerData(NamedTuple):
 def fingertip(model, data, q, with_jacobian):
     """The tool point at joint positions q (n,) into data.position and, with ``with_jacobian``, J_p into
     data.jacobian (see the module docstring); ``model`` a :class:`FingerModel`, ``data`` a :class:`FingerData`."""
-    n, tree_q = q.shape[0], data.tree_q
+    arm, n, tree_q = model.arm, q.shape[0], data.tree_q
     for k in range(n):
         tree_q[k] = q[k]
-    for f in range(model.follower_leader.shape[0]):
-        tree_q[n + f] = model.follower_multiplier[f] * q[model.follower_leader[f]] + model.follower_offset[f]
-    _link_frames(model.links, model.joint_rotation, model.joint_origin, model.com, model.prismatic, model.axes,
-                 tree_q, data.R, data.p, data.c, data.ref_R, data.ref_p, data.axis, data.point, data.scratch,
-                 data.vectors)
+    for f in range(arm.follower_leader.shape[0]):
+        tree_q[n + f] = arm.follower_multiplier[f] * q[arm.follower_leader[f]] + arm.follower_offset[f]
+    _link_frames(arm.links, arm.joint_rotation, arm.joint_origin, arm.com, arm.prismatic, arm.axes, tree_q, data.R,
+                 data.p, data.c, data.ref_R, data.ref_p, data.axis, data.point, data.scratch, data.vectors)
     i, local = model.link, data.local
     tool, arm_vector, world = local[0], local[1], local[2]
     mat_vec(data.R[i], model.offset, tool)
@@ -85,7 +76,7 @@ def fingertip(model, data, q, with_jacobian):
     for k in range(tree_q.shape[0]):
         if not model.moves_tool[k]:
             continue
-        if model.prismatic[k]:
+        if arm.prismatic[k]:
             mat_vec(data.ref_R[i], data.axis[k], world)
         else:
             for x in range(3):
@@ -94,7 +85,7 @@ def fingertip(model, data, q, with_jacobian):
             mat_vec(data.ref_R[i], arm_vector, world)
         column, weight = k, 1.0
         if k >= n:
-            column, weight = model.follower_leader[k - n], model.follower_multiplier[k - n]
+            column, weight = arm.follower_leader[k - n], arm.follower_multiplier[k - n]
         for x in range(3):
             jacobian[x, column] += weight * world[x]
 
@@ -115,12 +106,8 @@ class Fingertip:
         while link >= 0:
             chain[link] = True
             link = int(links[link, 0])
-        self.model = FingerModel(
-            links=links, joint_rotation=compiled.joint_rotation, joint_origin=compiled.joint_origin,
-            com=compiled.com, prismatic=compiled.prismatic, axes=compiled.axes,
-            follower_leader=compiled.follower_leader, follower_multiplier=compiled.follower_multiplier,
-            follower_offset=compiled.follower_offset, moves_tool=chain[compiled.dof_link], link=int(tool.link),
-            offset=np.asarray(tool.offset, dtype=float).copy())
+        self.model = FingerModel(arm=compiled, moves_tool=chain[compiled.dof_link], link=int(tool.link),
+                                 offset=np.asarray(tool.offset, dtype=float).copy())
         L, tree_n = links.shape[0], compiled.dof_link.shape[0]
         self.data = FingerData(
             position=np.empty(3), jacobian=np.empty((3, model_dof(compiled))), tree_q=np.empty(tree_n),
