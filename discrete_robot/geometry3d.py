@@ -113,7 +113,12 @@ def _rotation_about_compiled(axis, angle):
 @njit(allocates=False)
 def rotation_into(axis, angle, out):
     """:func:`rotation_about` into ``out`` (3×3), entry by entry: [a]ₓ² = a aᵀ − |a|² E for the unit axis."""
-    s, v = math.sin(angle), 1.0 - math.cos(angle)
+    rotation_from_sine_into(axis, math.sin(angle), 1.0 - math.cos(angle), out)
+
+
+@njit(allocates=False)
+def rotation_from_sine_into(axis, s, v, out):
+    """:func:`rotation_into` from s = sin θ and v = 1 − cos θ (a caller that has them already)."""
     x, y, z = axis[0], axis[1], axis[2]
     out[0, 0], out[0, 1], out[0, 2] = 1.0 - v * (y * y + z * z), -s * z + v * x * y, s * y + v * x * z
     out[1, 0], out[1, 1], out[1, 2] = s * z + v * x * y, 1.0 - v * (x * x + z * z), -s * x + v * y * z

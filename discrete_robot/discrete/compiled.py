@@ -2,9 +2,11 @@
 
 The same quantities as :meth:`DiscreteDynamicModel._terms` and ``_jacobian`` (whose module docstring gives the
 equations; they remain the evaluation for any other LagrangianSystem), for a rigid-body system with a compiled
-model (:mod:`discrete_robot.model.compiled`): a(q), V(q) and, for the Jacobian, their derivatives at the
-vertices of the difference paths; the partial-difference quotients D_r a and D_r V (by Gauss–Legendre
-quadrature of the derivative on edges of at most ``small_step``, see :mod:`.partial_difference`); the
+model (:mod:`discrete_robot.model.compiled`): a(q) and V(q) at the vertices of the difference paths and, for
+the Jacobian, the gradient ∂/∂q [V − ½ q̇0ᵀ a q̇1] there (an O(n) recursion) and ∂a/∂q at q(k+1); the
+partial-difference quotients D_r a and D_r V (by Gauss–Legendre quadrature of the derivative on edges of at most
+``small_step``, see :mod:`.partial_difference`; an edge of length 0, a coordinate that has not moved, ends where
+it starts, and its quotient is the derivative there: the vertex is evaluated once, with that row); the
 left-hand side, its round-off estimate and ∂(residual)/∂q̇(k+1). :mod:`.newton` iterates on it, compiled too,
 so that one discrete step is one call.
 
@@ -24,6 +26,7 @@ takes its fast path): the 1 kHz callers pass a :class:`~discrete_robot.jit.Bindi
 (``_bound_step``, ``_bound_held_steps``, ``_bound_left_hand_sides``: :class:`.dynamic_model.DiscreteDynamicModel`
 and the planners call them), one argument typed once."""
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -67,8 +70,7 @@ class Workspace(NamedTuple):
     slot: np.ndarray             # (P, n+1) int64: where vertex m of path p is among the distinct ones
     distinct: np.ndarray         # (P(n−1)+2, n): the distinct vertices
     vertex_terms: arm_compiled.Data   # a, V and their derivatives there
-    path_mass: np.ndarray        # (P, n+1, n, n): a at each path's vertices
-    path_potential: np.ndarray   # (P, n+1): V there
+    size: np.ndarray             # (P(n−1)+2,): |V| + ½ |q̇0|ᵀ |a| |q̇1| at the distinct vertices (_size)
     points: np.ndarray           # (P G, n): the Gauss points of a short edge
     edge_terms: arm_compiled.Data     # ∂a/∂q_r, ∂V/∂q_r there
     dq: np.ndarray               # (n,): q1 − q0
@@ -101,7 +103,7 @@ def create_data(model: Model) -> Data:
     work = Workspace(vertices=np.empty((P, n + 1, n)), slot=np.empty((P, n + 1), dtype=np.int64),
                      distinct=np.empty((count, n)),
                      vertex_terms=arm_compiled.create_data(model.arm, count, derivatives=True),
-                     path_mass=np.empty((P, n + 1, n, n)), path_potential=np.empty((P, n + 1)),
+                     size=np.empty(count),
                      points=np.empty((P * G, n)),
                      edge_terms=arm_compiled.create_data(model.arm, P * G, derivatives=True),
                      dq=np.empty(n), cancellation=np.empty(n), change=np.empty((n, n)),
@@ -133,6 +135,15 @@ def _mean_difference(position, values, r, out):
             total[i] += (end[i] - start[i]) / P
 
 
+@njit(allocates=False)
+def _edge_length(moved, dq, path, m):
+    """Δq_r of the coordinate r that moves from vertex m − 1 to vertex m of the path."""
+    for r in range(dq.shape[0]):
+        if moved[path, m, r] and not moved[path, m - 1, r]:
+            return dq[r]
+    return math.nan
+
+
 # inlined into the Newton loop (numba IR): a call passed the step Data's ~80 arrays field by field, and the 1 kHz
 # step of planar_2link took 13.6-13.8 µs, inlined 12.3-12.6 µs (the positional layout before: 11.4-11.8 µs)
 @njit(inline="always")
@@ -151,62 +162,99 @@ def step_terms(model, data, q0, qd0, q1, qd1, dt, jacobian):
     lhs, a1, Da, DV, noise, J = data.lhs, data.a1, data.Da, data.DV, data.noise, data.J
     work = data.work
     vertices, slot, distinct, points = work.vertices, work.slot, work.distinct, work.points
-    a, V = work.path_mass, work.path_potential
     P, n = position.shape
     G = nodes.shape[0]
+    dq = work.dq
+    still = False           # some coordinate has not moved: Δq_r = 0 exactly
+    for r in range(n):
+        dq[r] = q1[r] - q0[r]
+        still = still or dq[r] == 0.0
     for path in range(P):
         for m in range(n + 1):
             for r in range(n):
                 vertices[path, m, r] = q1[r] if moved[path, m, r] else q0[r]
-    # every path starts at q0 and ends at q1: those two are evaluated once, slot[p, m] says where vertex m is;
-    # ∂_k at a vertex is used for its moved coordinates k only (the gradient below; q1 has them all)
+    # the distinct vertices: every path starts at q0 and ends at q1, and the edge of a coordinate that has not moved
+    # ends where it starts; slot[p, m] says where vertex m is. The Jacobian wants ∂_k f at each vertex for its moved
+    # coordinates k (its O(Δt) term below) and ∂a/∂q at q1; a coordinate that has not moved, ∂_r a and ∂_r V at its
+    # edge (D_r: the edge integral of a constant)
     count = 0
-    wanted = work.vertex_terms.derivative_rows
     for path in range(P):
         for m in range(n + 1):
             if path > 0 and (m == 0 or m == n):
                 slot[path, m] = slot[0, m]
+            elif still and m > 0 and _edge_length(moved, dq, path, m) == 0.0:
+                slot[path, m] = slot[path, m - 1]
             else:
                 slot[path, m] = count
                 copy_into(vertices[path, m], distinct[count])
-                copy_into(moved[path, m], wanted[count])
                 count += 1
-    rigid_body_terms(model.arm, work.vertex_terms, distinct[:count], jacobian)
-    ua, uV = work.vertex_terms.M, work.vertex_terms.potential_energy
-    da, dv = work.vertex_terms.dM, work.vertex_terms.g
-    for path in range(P):
-        for m in range(n + 1):
-            matrix_copy_into(ua[slot[path, m]], a[path, m])
-            V[path, m] = uV[slot[path, m]]
-    dq = work.dq
+    derivatives = still or jacobian
+    if jacobian:
+        rows = work.vertex_terms.gradient_rows
+        rows[:count] = False
+        for path in range(P):
+            for m in range(n + 1):
+                for k in range(n):
+                    rows[slot[path, m], k] |= moved[path, m, k]
+    if derivatives:
+        rows = work.vertex_terms.derivative_rows
+        rows[:count] = False
+        if jacobian:
+            rows[slot[0, n]] = True
+        for r in range(n):
+            if dq[r] == 0.0:
+                for path in range(P):
+                    rows[slot[path, position[path, r]], r] = True
+    copy_into(qd0, work.vertex_terms.rates[0])
+    copy_into(qd1, work.vertex_terms.rates[1])
+    if jacobian:
+        rigid_body_terms(model.arm, work.vertex_terms, distinct[:count], True, gradient=True)
+    else:   # a call of its own: compiled with ``gradient`` at its default, it leaves that code out
+        rigid_body_terms(model.arm, work.vertex_terms, distinct[:count], derivatives)
+    a, V, size = work.vertex_terms.M, work.vertex_terms.potential_energy, work.size       # by slot
+    divided = False
     for r in range(n):
-        dq[r] = q1[r] - q0[r]
+        divided = divided or abs(dq[r]) > small_step
+    if divided:
+        for vertex in range(count):
+            size[vertex] = _size(V[vertex], a[vertex], qd0, qd1)
     # partial-difference quotients: the divided difference, or the edge integral of the derivative on short edges
     pda, pdv = work.edge_terms.dM, work.edge_terms.g
+    da, dv = work.vertex_terms.dM, work.vertex_terms.g
     cancellation = work.cancellation
     cancellation[:] = 0.0
     for r in range(n):
         if abs(dq[r]) > small_step:
-            _mean_difference(position, a, r, Da[r])
+            Da[r] = 0.0
+            DV[r] = 0.0
+            for path in range(P):
+                start, end = slot[path, position[path, r]], slot[path, position[path, r] + 1]
+                for i in range(n):
+                    for j in range(n):
+                        Da[r, i, j] += (a[end, i, j] - a[start, i, j]) / P
+                DV[r] += (V[end] - V[start]) / P
+                cancellation[r] += (size[start] + size[end]) / P
             for i in range(n):
                 for j in range(n):
                     Da[r, i, j] /= dq[r]
-            DV[r] = 0.0
-            for path in range(P):
-                m = position[path, r]
-                DV[r] += (V[path, m + 1] - V[path, m]) / P
-                cancellation[r] += (_size(V[path, m], a[path, m], qd0, qd1)
-                                    + _size(V[path, m + 1], a[path, m + 1], qd0, qd1)) / P
             DV[r] /= dq[r]
             cancellation[r] /= abs(dq[r])
+            continue
+        Da[r] = 0.0
+        DV[r] = 0.0
+        if dq[r] == 0.0:
+            for path in range(P):
+                vertex = slot[path, position[path, r]]
+                for i in range(n):
+                    for j in range(n):
+                        Da[r, i, j] += da[vertex, r, i, j] / P
+                DV[r] += dv[vertex, r] / P
             continue
         for path in range(P):
             for g in range(G):
                 copy_into(vertices[path, position[path, r]], points[path * G + g])
                 points[path * G + g, r] += nodes[g] * dq[r]
         rigid_body_terms(model.arm, work.edge_terms, points, True, r)
-        Da[r] = 0.0
-        DV[r] = 0.0
         for path in range(P):
             for g in range(G):
                 w = weights[g] / P
@@ -214,7 +262,7 @@ def step_terms(model, data, q0, qd0, q1, qd1, dt, jacobian):
                     for j in range(n):
                         Da[r, i, j] += w * pda[path * G + g, r, i, j]
                 DV[r] += w * pdv[path * G + g, r]
-    matrix_copy_into(a[0, n], a1)
+    matrix_copy_into(a[slot[0, n]], a1)
     # a1 q̇1 − a0 q̇0 = a1 (q̇1 − q̇0) + (a1 − a0) q̇0 with a1 − a0 = Σ_r Δq_r D_r a (the telescoping sum (2.5)):
     # the same momentum change, but its round-off is ε |a| |Δq̇| + ε |Δa| |q̇0| instead of ε |a| |q̇| (once per
     # divided difference, ε 2|a| |q̇0|); over Δt, and through a⁻¹, the latter was the floor of T + V's drift
@@ -243,19 +291,12 @@ def step_terms(model, data, q0, qd0, q1, qd1, dt, jacobian):
     if not jacobian:
         return
     # ∂_k f at the vertices, zeroed where coordinate k has not yet moved, and its partial differences
-    gradient = work.gradient
+    gradient, vertex_gradient = work.gradient, work.vertex_terms.lagrangian_gradient
     for path in range(P):
         for m in range(n + 1):
-            vertex = slot[path, m]
             for k in range(n):
-                value = 0.0
-                if moved[path, m, k]:
-                    value = dv[vertex, k]
-                    for i in range(n):
-                        for j in range(n):
-                            value -= 0.5 * da[vertex, k, i, j] * qd0[i] * qd1[j]
-                gradient[path, m, k] = value
-    last = slot[0, n]            # q1
+                gradient[path, m, k] = vertex_gradient[slot[path, m], k] if moved[path, m, k] else 0.0
+    da1 = da[slot[0, n]]         # ∂a/∂q at q1
     row = work.row
     for r in range(n):
         _mean_difference(position, gradient, r, row)
@@ -264,7 +305,7 @@ def step_terms(model, data, q0, qd0, q1, qd1, dt, jacobian):
             E = 0.0 if tiny else (row[k] - (Df[r] if k == r else 0.0)) / dq[r]
             value = a1[r, k] / dt + 0.5 * dt * E
             for j in range(n):
-                value += 0.5 * da[last, k, r, j] * qd1[j] - 0.5 * Da[r, j, k] * qd0[j]
+                value += 0.5 * da1[k, r, j] * qd1[j] - 0.5 * Da[r, j, k] * qd0[j]
             J[r, k] = value
 
 

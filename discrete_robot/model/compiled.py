@@ -20,7 +20,12 @@ coordinate: a cyclic first joint leaves a(q) bit-for-bit unchanged):
   floor of the discrete model's T + V drift;
 - V = −Σ_i m_i gᵀ c_i with g expressed in each link's reference frame;
 - ∂a_ab/∂q_k by Park's Lie-bracket formula (three cases, see ``RigidBodySystem.mass_matrix_derivatives``) and
-  ∂V/∂q_k = −gᵀ (G^c_k ξ_k)_linear.
+  ∂V/∂q_k = −gᵀ (G^c_k ξ_k)_linear;
+- on request, the gradient ∂/∂q [V − ½ uᵀ a(q) w] for two rate vectors u, w in O(n) (the subtrees' momenta,
+  :func:`_lagrangian_gradient`): what the discrete step's Newton Jacobian needs at every vertex, where ∂a/∂q
+  costs O(n³);
+- sin and cos of each angle are kept for the last two angles met (:func:`_sine`): the discrete step's vertices
+  take each coordinate from q(k) or q(k+1), and the trigonometry was 12–19 % of a configuration's cost.
 
 Model/Data (as Pinocchio's): :func:`compile_model` flattens a :class:`RobotModel` into a :class:`Model` (built once
 per model and cached): per link its parent (parents first), first DOF and DOF count, joint rotation and origin,
@@ -39,6 +44,7 @@ takes its C fast path): callers that call often pass a :class:`Binding` of the t
 """
 
 import functools
+import math
 import threading
 from typing import NamedTuple
 
@@ -52,7 +58,7 @@ from discrete_robot.geometry3d import (
     mat_t_vec,
     mat_vec,
     matrix_copy_into,
-    rotation_into,
+    rotation_from_sine_into,
 )
 from discrete_robot.jit import Binding, bind, njit
 from discrete_robot.model import mimic
@@ -119,12 +125,23 @@ class Data(NamedTuple):
     inertia_twist: np.ndarray    # (n, n, 6): [k, b] = G^c_k ξ_b (G^c of DOF k's link; b = k or b before k)
     twist_bracket: np.ndarray    # (n, n, 6): [k, a] = ad_{ξ_k} ξ_a (a before k)
     local_gravity: np.ndarray    # (3,): gravity in a reference frame, m/s²
+    # the Lagrangian's gradient for a pair of rates (rigid_body_terms' ``gradient``)
+    rates: np.ndarray            # (2, n): the rates u and w (input), rad/s or m/s
+    lagrangian_gradient: np.ndarray  # (B, n): ∂/∂q [V − ½ uᵀ a(q) w], N m or N
+    gradient_rows: np.ndarray    # (B, n) bool: [b, k] = write lagrangian_gradient[b, k] (create_data: all True)
+    link_velocity: np.ndarray    # (2, L, 6): each link's twist under u and under w
+    link_momentum: np.ndarray    # (2, L, 6): G_i V_i, then summed over each link's subtree
+    rate_scratch: np.ndarray     # (3, 6)
+    trig: np.ndarray             # (n̄, 2, 3): each DOF's last two angles and their sine and 1 − cosine (_sine)
     # with mimic followers, the tree's terms before the fold (size 0 without them)
     tree_q: np.ndarray           # (n̄,): q̄ = S q + c
     tree_M: np.ndarray  # noqa: N815  (1, n̄, n̄): ā(q̄)
     tree_dM: np.ndarray  # noqa: N815  (1, n̄, n̄, n̄): ∂ā/∂q̄ (size 0 without derivatives)
     tree_g: np.ndarray           # (1, n̄): ∂V̄/∂q̄
     tree_rows: np.ndarray        # (1, n̄) bool: the rows of ∂ā/∂q̄ and ∂V̄/∂q̄ to write
+    tree_rates: np.ndarray       # (2, n̄): ū = S u, w̄ = S w
+    tree_gradient: np.ndarray    # (1, n̄): ∂/∂q̄ [V̄ − ½ ūᵀ ā w̄]
+    tree_gradient_rows: np.ndarray   # (1, n̄) bool: its rows to write
 
 
 @functools.lru_cache(maxsize=32)
@@ -168,9 +185,14 @@ def create_data(model: Model, batch: int, derivatives: bool) -> Data:
                 composite_mass=np.empty(L), composite_moment=np.empty((L, 3)),
                 composite_origin_inertia=np.empty((L, 3, 3)), composite_com=np.empty((L, 3)),
                 composite_inertia=np.empty((L, 3, 3)), inertia_twist=np.empty((n, n, 6)),
-                twist_bracket=np.empty((n, n, 6)), local_gravity=np.empty(3), tree_q=np.empty(t),
+                twist_bracket=np.empty((n, n, 6)), local_gravity=np.empty(3), rates=np.zeros((2, m)),
+                lagrangian_gradient=np.empty((batch, m)), gradient_rows=np.ones((batch, m), dtype=np.bool_),
+                link_velocity=np.empty((2, L, 6)),
+                link_momentum=np.empty((2, L, 6)), rate_scratch=np.empty((3, 6)),
+                trig=np.full((n, 2, 3), np.nan), tree_q=np.empty(t),
                 tree_M=np.empty((1, t, t)), tree_dM=np.empty((1 if derivatives and t else 0, t, t, t)),
-                tree_g=np.empty((1, t)), tree_rows=np.ones((1, t), dtype=np.bool_))
+                tree_g=np.empty((1, t)), tree_rows=np.ones((1, t), dtype=np.bool_), tree_rates=np.empty((2, t)),
+                tree_gradient=np.empty((1, t)), tree_gradient_rows=np.ones((1, t), dtype=np.bool_))
 
 
 @njit(allocates=False)
@@ -180,13 +202,28 @@ def _identity(out):
 
 
 @njit(allocates=False)
+def _sine(trig, k, angle):
+    """(sin θ, 1 − cos θ) of DOF k's angle θ, from ``trig`` (n, 2, 3), the last two angles met and their pair:
+    the discrete step evaluates vertices whose coordinates are each q(k) or q(k+1), and sin and cos were 12–19 %
+    of a configuration's cost (Panda, arm_6dof). Equal angles give the very same numbers: bit for bit unchanged."""
+    for slot in range(2):
+        if trig[k, slot, 0] == angle:
+            return trig[k, slot, 1], trig[k, slot, 2]
+    s, v = math.sin(angle), 1.0 - math.cos(angle)
+    for x in range(3):
+        trig[k, 1, x] = trig[k, 0, x]
+    trig[k, 0, 0], trig[k, 0, 1], trig[k, 0, 2] = angle, s, v
+    return s, v
+
+
+@njit(allocates=False)
 def _link_frames(links, joint_rotation, joint_origin, com, prismatic, axes, q, R, p, c, ref_R, ref_p, axis, point,
-                 scratch, vectors):
+                 scratch, vectors, trig):
     """Link rotations R and origins p, CoMs c, each link's reference pose (ref_R, ref_p: its arm's first link in
     the world) and each DOF's axis and a point on it, all in the reference frames, for one configuration q.
-    ``scratch`` (4, 3, 3) and ``vectors`` (2, 3): workspace. (Called once per configuration: it takes the arrays,
-    as the other per-configuration helpers do, rather than the whole Model and Data, which numba passes field by
-    field.)"""
+    ``scratch`` (4, 3, 3) and ``vectors`` (2, 3): workspace; ``trig``: :func:`_sine`'s. (Called once per
+    configuration: it takes the arrays, as the other per-configuration helpers do, rather than the whole Model
+    and Data, which numba passes field by field.)"""
     local_R, turn, product, later = scratch[0], scratch[1], scratch[2], scratch[3]
     local_p, v = vectors[0], vectors[1]
     for i in range(links.shape[0]):
@@ -199,7 +236,8 @@ def _link_frames(links, joint_rotation, joint_origin, com, prismatic, axes, q, R
                 for x in range(3):
                     local_p[x] += axis[k, x] * q[k]
             else:
-                rotation_into(axes[k], q[k], turn)
+                s, c1 = _sine(trig, k, q[k])
+                rotation_from_sine_into(axes[k], s, c1, turn)
                 mat_mul(local_R, turn, product)
                 matrix_copy_into(product, local_R)
         if parent < 0:
@@ -213,7 +251,8 @@ def _link_frames(links, joint_rotation, joint_origin, com, prismatic, axes, q, R
                 mat_t_vec(later, axes[k], axis[k])
                 point[k] = 0.0
                 if not prismatic[k]:
-                    rotation_into(axes[k], q[k], turn)
+                    s, c1 = _sine(trig, k, q[k])
+                    rotation_from_sine_into(axes[k], s, c1, turn)
                     mat_mul(turn, later, product)
                     matrix_copy_into(product, later)
         else:
@@ -353,13 +392,85 @@ def _dot(a, b):
     return total
 
 
+@njit(allocates=False)
+def _link_momenta(links, mass, inertia, R, c, xi, rates, velocity, momentum):
+    """Each link's twist V_i = V_parent + Σ_k ξ_k u_k (its DOFs k) under the two ``rates`` (2, n) into ``velocity``
+    (2, L, 6), and its spatial momentum about the frame origin G_i V_i = (l, c_i × l + R_i I_i R_iᵀ ω) with
+    l = m_i (v + ω × c_i) into ``momentum`` (2, L, 6), then summed over each link's subtree (H_i)."""
+    for i in range(links.shape[0]):
+        parent, first = links[i, 0], links[i, 1]
+        m, Ri, Ii, ci = mass[i], R[i], inertia[i], c[i]
+        for s in range(2):
+            V, H = velocity[s, i], momentum[s, i]
+            for x in range(6):
+                V[x] = velocity[s, parent, x] if parent >= 0 else 0.0
+            for k in range(first, first + links[i, 2]):
+                for x in range(6):
+                    V[x] += xi[k, x] * rates[s, k]
+            w0, w1, w2 = V[3], V[4], V[5]
+            l0 = m * (V[0] + w1 * ci[2] - w2 * ci[1])
+            l1 = m * (V[1] + w2 * ci[0] - w0 * ci[2])
+            l2 = m * (V[2] + w0 * ci[1] - w1 * ci[0])
+            b0 = Ri[0, 0] * w0 + Ri[1, 0] * w1 + Ri[2, 0] * w2        # Rᵀ ω, then I Rᵀ ω
+            b1 = Ri[0, 1] * w0 + Ri[1, 1] * w1 + Ri[2, 1] * w2
+            b2 = Ri[0, 2] * w0 + Ri[1, 2] * w1 + Ri[2, 2] * w2
+            e0 = Ii[0, 0] * b0 + Ii[0, 1] * b1 + Ii[0, 2] * b2
+            e1 = Ii[1, 0] * b0 + Ii[1, 1] * b1 + Ii[1, 2] * b2
+            e2 = Ii[2, 0] * b0 + Ii[2, 1] * b1 + Ii[2, 2] * b2
+            H[0], H[1], H[2] = l0, l1, l2
+            H[3] = ci[1] * l2 - ci[2] * l1 + Ri[0, 0] * e0 + Ri[0, 1] * e1 + Ri[0, 2] * e2
+            H[4] = ci[2] * l0 - ci[0] * l2 + Ri[1, 0] * e0 + Ri[1, 1] * e1 + Ri[1, 2] * e2
+            H[5] = ci[0] * l1 - ci[1] * l0 + Ri[2, 0] * e0 + Ri[2, 1] * e1 + Ri[2, 2] * e2
+    for i in range(links.shape[0] - 1, -1, -1):        # children come after their parents
+        parent = links[i, 0]
+        if parent >= 0:
+            for s in range(2):
+                for x in range(6):
+                    momentum[s, parent, x] += momentum[s, i, x]
+
+
+@njit(allocates=False)
+def _lagrangian_gradient(links, ref_R, gravity, xi, mc, h, velocity, momentum, rates, rows, scratch, g, out):
+    """∂/∂q_k [V − ½ uᵀ a(q) w] into ``out`` (n,) for the DOFs k where ``rows``, from the twists ξ, the composites'
+    masses ``mc`` and first moments ``h``, and :func:`_link_momenta`'s twists V_i and subtree momenta H_i.
+
+    q_k moves its link's subtree by the screw ξ_k; ½ uᵀ a w = ½ Σ_i V_i(u)ᵀ G_i V_i(w) is invariant when
+    everything moves together, so only the twist U_k⁻ = Σ_{j before k} ξ_j u_j of the DOFs before k (and W_k⁻)
+    moves relative to the subtree: ∂(uᵀ a w)/∂q_k = −(ad_{ξ_k} U_k⁻)ᵀ H_k(w) − (ad_{ξ_k} W_k⁻)ᵀ H_k(u) (Park's
+    bracket summed over the DOF pairs: O(n) where ∂a/∂q costs O(n³)); ∂V/∂q_k = −gᵀ (G^c_k ξ_k)_linear.
+    ``scratch`` (3, 6) and ``g`` (3,): workspace."""
+    before, bracket = scratch[:2], scratch[2]
+    for i in range(links.shape[0]):
+        parent, first = links[i, 0], links[i, 1]
+        for s in range(2):
+            for x in range(6):
+                before[s, x] = velocity[s, parent, x] if parent >= 0 else 0.0
+        mat_t_vec(ref_R[i], gravity, g)
+        for k in range(first, first + links[i, 2]):
+            if rows[k]:
+                v, w = xi[k, :3], xi[k, 3:]
+                linear0 = mc[i] * v[0] - (h[i, 1] * w[2] - h[i, 2] * w[1])
+                linear1 = mc[i] * v[1] - (h[i, 2] * w[0] - h[i, 0] * w[2])
+                linear2 = mc[i] * v[2] - (h[i, 0] * w[1] - h[i, 1] * w[0])
+                value = -(g[0] * linear0 + g[1] * linear1 + g[2] * linear2)
+                for s in range(2):
+                    _ad(xi[k], before[s], bracket)
+                    value += 0.5 * _dot(bracket, momentum[1 - s, i])
+                out[k] = value
+            for s in range(2):
+                for x in range(6):
+                    before[s, x] += xi[k, x] * rates[s, k]
+
+
 # inlined into rigid_body_terms (numba IR): a call would pass the Model and Data field by field per configuration
 @njit(allocates=False, inline="always")
-def _tree_terms(model, data, q, derivatives, only, M, dM, dV, rows, batch):
+def _tree_terms(model, data, q, derivatives, only, M, dM, dV, rows, batch, gradient, rates, out_gradient,
+                gradient_rows):
     """The tree's terms at one configuration q (n̄,) (mimic followers as free DOFs): a into M (n̄, n̄) (unless
     ``only`` ≥ 0), ∂a/∂q into dM[batch] and ∂V/∂q into dV[batch] on the rows where rows[batch] (with
     ``derivatives``; ``only`` ≥ 0: row ``only`` alone, M not written; ``only`` = −2: every row, M not written);
-    returns V(q). See :func:`rigid_body_terms`."""
+    with ``gradient``, ∂/∂q [V − ½ uᵀ a w] for the rates (u, w) = ``rates`` (2, n̄) into out_gradient[batch] on
+    the rows where gradient_rows[batch] (:func:`_lagrangian_gradient`); returns V(q). See :func:`rigid_body_terms`."""
     links, mass, inertia, dof_link, prismatic = model.links, model.mass, model.inertia, model.dof_link, \
         model.prismatic
     before_eq, gravity = model.before_eq, model.gravity
@@ -371,7 +482,10 @@ def _tree_terms(model, data, q, derivatives, only, M, dM, dV, rows, batch):
     scratch, vectors = data.matrix_scratch, data.vector_scratch
     L, n = links.shape[0], q.shape[0]
     _link_frames(links, model.joint_rotation, model.joint_origin, model.com, prismatic, model.axes, q, R,
-                 p, c, ref_R, ref_p, axis, point, scratch, vectors)
+                 p, c, ref_R, ref_p, axis, point, scratch, vectors, data.trig)
+    if derivatives or gradient:
+        for k in range(n):
+            _twist(prismatic, axis, point, k, xi[k])
     energy = 0.0
     for i in range(L):
         mc[i] = mass[i]
@@ -390,13 +504,15 @@ def _tree_terms(model, data, q, derivatives, only, M, dM, dV, rows, batch):
                 if derivatives:
                     for y in range(3):
                         J[parent, x, y] += J[i, x, y]
+    if gradient:
+        _link_momenta(links, mass, inertia, R, c, xi, rates, data.link_velocity, data.link_momentum)
+        _lagrangian_gradient(links, ref_R, gravity, xi, mc, h, data.link_velocity, data.link_momentum, rates,
+                             gradient_rows[batch], data.rate_scratch, g, out_gradient[batch])
     if only == -1:                          # the mass matrix (not needed for derivative rows alone)
         _composite_about_com(links, mass, inertia, R, c, mc, h, cbar, Ic, vectors)
         _mass_matrix(prismatic, axis, point, before_eq, dof_link, mc, cbar, Ic, M)
     if not derivatives:
         return energy
-    for k in range(n):
-        _twist(prismatic, axis, point, k, xi[k])
     first, stop = (0, n) if only < 0 else (only, only + 1)
     for b in range(n):
         i = dof_link[b]
@@ -489,7 +605,7 @@ def _fold(model, data, batch, derivatives, only):
 
 
 @njit(allocates=False)
-def rigid_body_terms(model, data, q, derivatives, only=-1):
+def rigid_body_terms(model, data, q, derivatives, only=-1, gradient=False):
     """a(q) into ``data.M`` (B, n, n), V(q) into ``potential_energy`` (B,) and, with ``derivatives``, ∂a/∂q into
     ``dM`` (B, n, n, n) ([b, k, i, j] = ∂a_ij/∂q_k) and ∂V/∂q into ``g`` (B, n), for the B configurations q (B, n)
     (B at most the Data's batch).
@@ -498,6 +614,10 @@ def rigid_body_terms(model, data, q, derivatives, only=-1):
     derivatives are not written. Row k of configuration b is written only where ``data.derivative_rows[b, k]``
     (a caller that needs fewer rows clears the others: each costs n² brackets and n inertia products).
 
+    With ``gradient``, also ∂/∂q [V − ½ uᵀ a(q) w] into ``lagrangian_gradient`` (B, n) for the rates (u, w) in
+    ``data.rates`` (2, n), on the rows where ``data.gradient_rows`` (a configuration with none costs nothing more):
+    the gradient the discrete step's Jacobian needs, O(n) a configuration (:func:`_lagrangian_gradient`).
+
     With mimic followers, the tree is evaluated at q̄ = S q + c into the Data's ``tree_*`` arrays and folded onto
     the model's coordinates (:func:`_fold`); without them, straight into the results.
     """
@@ -505,9 +625,15 @@ def rigid_body_terms(model, data, q, derivatives, only=-1):
     leader, multiplier, offset = model.follower_leader, model.follower_multiplier, model.follower_offset
     n, F = q.shape[1], leader.shape[0]
     for batch in range(q.shape[0]):
+        # a configuration with no row asked for costs no more than a(q) and V(q)
+        wanted, derive = False, False
+        for k in range(n):
+            wanted = wanted or (gradient and data.gradient_rows[batch, k])
+            derive = derive or (derivatives and data.derivative_rows[batch, k] and (only < 0 or k == only))
         if F == 0:
-            V[batch] = _tree_terms(model, data, q[batch], derivatives, only, data.M[batch], data.dM, data.g,
-                                   data.derivative_rows, batch)
+            V[batch] = _tree_terms(model, data, q[batch], derive, only, data.M[batch], data.dM, data.g,
+                                   data.derivative_rows, batch, wanted, data.rates, data.lagrangian_gradient,
+                                   data.gradient_rows)
             continue
         tq, rows = data.tree_q, data.tree_rows
         for k in range(n):
@@ -515,14 +641,29 @@ def rigid_body_terms(model, data, q, derivatives, only=-1):
         for f in range(F):
             tq[n + f] = multiplier[f] * q[batch, leader[f]] + offset[f]
         tree_only = -1
-        if derivatives:
+        if derive:
             for k in range(n + F):
                 column = _column(n, leader, k)
                 rows[0, k] = data.derivative_rows[batch, column] and (only < 0 or column == only)
             tree_only = -2 if only >= 0 else -1     # every row of the column's DOFs, the mass matrix left out
-        V[batch] = _tree_terms(model, data, tq, derivatives, tree_only, data.tree_M[0], data.tree_dM, data.tree_g,
-                               rows, 0)
-        _fold(model, data, batch, derivatives, only)
+        if wanted:                                  # ū = S u: the followers' rates, without the offsets
+            for k in range(n + F):
+                column, factor = _column(n, leader, k), _factor(n, multiplier, k)
+                data.tree_gradient_rows[0, k] = data.gradient_rows[batch, column]
+                for s in range(2):
+                    data.tree_rates[s, k] = factor * data.rates[s, column]
+        V[batch] = _tree_terms(model, data, tq, derive, tree_only, data.tree_M[0], data.tree_dM, data.tree_g,
+                               rows, 0, wanted, data.tree_rates, data.tree_gradient, data.tree_gradient_rows)
+        _fold(model, data, batch, derive, only)
+        if wanted:                                  # ∂f/∂q = Sᵀ ∂f̄/∂q̄
+            out = data.lagrangian_gradient[batch]
+            for k in range(n):
+                if data.gradient_rows[batch, k]:
+                    out[k] = 0.0
+            for k in range(n + F):
+                column = _column(n, leader, k)
+                if data.gradient_rows[batch, column]:
+                    out[column] += _factor(n, multiplier, k) * data.tree_gradient[0, k]
 
 
 @njit

@@ -47,6 +47,7 @@ class FingerData(NamedTuple):
     point: np.ndarray
     scratch: np.ndarray
     vectors: np.ndarray
+    trig: np.ndarray            # (n̄, 2, 3): the frames' sine cache (discrete_robot.model.compiled._sine)
     local: np.ndarray           # (3, 3): the tool point, a column, its world image
 
 
@@ -60,7 +61,8 @@ def fingertip(model, data, q, with_jacobian):
     for f in range(arm.follower_leader.shape[0]):
         tree_q[n + f] = arm.follower_multiplier[f] * q[arm.follower_leader[f]] + arm.follower_offset[f]
     _link_frames(arm.links, arm.joint_rotation, arm.joint_origin, arm.com, arm.prismatic, arm.axes, tree_q, data.R,
-                 data.p, data.c, data.ref_R, data.ref_p, data.axis, data.point, data.scratch, data.vectors)
+                 data.p, data.c, data.ref_R, data.ref_p, data.axis, data.point, data.scratch, data.vectors,
+                 data.trig)
     i, local = model.link, data.local
     tool, arm_vector, world = local[0], local[1], local[2]
     mat_vec(data.R[i], model.offset, tool)
@@ -113,7 +115,8 @@ class Fingertip:
             position=np.empty(3), jacobian=np.empty((3, model_dof(compiled))), tree_q=np.empty(tree_n),
             R=np.empty((L, 3, 3)), p=np.empty((L, 3)), c=np.empty((L, 3)), ref_R=np.empty((L, 3, 3)),
             ref_p=np.empty((L, 3)), axis=np.empty((tree_n, 3)), point=np.empty((tree_n, 3)),
-            scratch=np.empty((4, 3, 3)), vectors=np.empty((2, 3)), local=np.empty((3, 3)))
+            scratch=np.empty((4, 3, 3)), vectors=np.empty((2, 3)), trig=np.full((tree_n, 2, 3), np.nan),
+            local=np.empty((3, 3)))
         self._binding = bind(self.model, self.data)
 
     def position(self, q: np.ndarray) -> np.ndarray:

@@ -6,7 +6,7 @@ evaluation of the same discrete equations."""
 import numpy as np
 import pytest
 
-from derivative_rows import check_rows_asked_for
+from derivative_rows import check_lagrangian_gradient, check_rows_asked_for
 from discrete_robot.discrete import compiled as compiled_step
 from discrete_robot.discrete.dynamic_model import DiscreteDynamicModel
 from discrete_robot.discrete.partial_difference import SMALL_STEP
@@ -93,13 +93,18 @@ def test_derivatives_equal_central_differences_on_random_trees(seed):
 
 @pytest.mark.parametrize("seed", SEEDS[:2])
 @pytest.mark.parametrize("dt", [1e-3, 2e-2])
-def test_compiled_discrete_equations_equal_the_numpy_evaluation(seed, dt):
-    """lhs, D_r a, D_r V and the Newton Jacobian at a candidate state, short steps (quadrature) and long ones."""
+@pytest.mark.parametrize("still", [False, True])
+def test_compiled_discrete_equations_equal_the_numpy_evaluation(seed, dt, still):
+    """lhs, D_r a, D_r V and the Newton Jacobian at a candidate state, short steps (quadrature) and long ones;
+    ``still``: two coordinates have not moved (Δq_r = 0: the kernel takes their edges' single point, numpy its
+    quadrature)."""
     system = random_arm(seed)
     reference = DiscreteDynamicModel(Uncompiled(system))
     rng = np.random.default_rng(seed)
     n = system.dof
     q0, qd0, qd1 = rng.uniform(-1.0, 1.0, n), rng.normal(size=n), rng.normal(size=n)
+    if still:
+        qd0[[1, n - 2]] = qd1[[1, n - 2]] = 0.0
     q1 = q0 + 0.5 * dt * (qd0 + qd1)
     model = compiled_step.compile_model(system.compiled, reference.paths, SMALL_STEP)
     data = compiled_step.create_data(model)
@@ -210,3 +215,46 @@ def test_rigid_body_terms_writes_the_derivative_rows_asked_for_and_no_other():
     model = arm_compiled.compile_model(system.model)
     rng = np.random.default_rng(3)
     check_rows_asked_for(model, rng.uniform(-2.0, 2.0, (4, system.dof)), rng)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_the_lagrangian_gradient_equals_central_differences_on_random_trees(seed):
+    """∂/∂q [V − ½ uᵀ a(q) w], the O(n) recursion the discrete step's Jacobian takes, against central differences of
+    V and of the bilinear form, and against the kernel's ∂a/∂q; rows asked for alone (Data.gradient_rows)."""
+    from discrete_robot.model import compiled as arm_compiled
+
+    system = random_arm(seed)
+    model = arm_compiled.compile_model(system.model)
+    rng = np.random.default_rng(seed + 11)
+    q, (u, w) = rng.uniform(-2.0, 2.0, system.dof), rng.normal(size=(2, system.dof))
+    data = arm_compiled.create_data(model, 1, derivatives=False)
+    data.rates[...] = u, w
+    arm_compiled.rigid_body_terms(model, data, q[None], False, -1, True)
+
+    def f(x):
+        return system.potential(x) - 0.5 * u @ system.mass_matrix(x) @ w
+
+    eps = 1e-6
+    differences = np.array([(f(q + eps * e) - f(q - eps * e)) / (2 * eps) for e in np.eye(system.dof)])
+    np.testing.assert_allclose(data.lagrangian_gradient[0], differences,
+                               atol=1e-7 * max(1.0, np.abs(differences).max()))
+    check_lagrangian_gradient(model, rng.uniform(-2.0, 2.0, (4, system.dof)), rng)
+
+
+def test_the_sine_cache_gives_the_uncached_numbers():
+    """Link frames take sin and cos of each angle from the last two angles met (the discrete step's vertices repeat
+    q(k) and q(k+1)): configurations met again, in any order, give bit for bit a fresh evaluation's terms."""
+    from discrete_robot.model import compiled as arm_compiled
+
+    system = random_arm(1)
+    model = arm_compiled.compile_model(system.model)
+    rng = np.random.default_rng(4)
+    q = rng.uniform(-2.0, 2.0, (3, system.dof))
+    mixed = q[[0, 1, 0, 2, 1, 1, 0]]
+    kept = arm_compiled.create_data(model, len(mixed), derivatives=True)
+    arm_compiled.rigid_body_terms(model, kept, mixed, True)
+    for b, x in enumerate(mixed):
+        fresh = arm_compiled.create_data(model, 1, derivatives=True)
+        arm_compiled.rigid_body_terms(model, fresh, x[None], True)
+        for name in ("M", "potential_energy", "dM", "g"):
+            np.testing.assert_array_equal(getattr(kept, name)[b], getattr(fresh, name)[0], err_msg=name)

@@ -6,7 +6,7 @@ they drive against the same equations evaluated with numpy on the projected term
 import numpy as np
 import pytest
 
-from derivative_rows import check_rows_asked_for
+from derivative_rows import check_lagrangian_gradient, check_rows_asked_for
 from discrete_robot.discrete.dynamic_model import DiscreteDynamicModel
 from discrete_robot.model import compiled as arm_compiled
 from discrete_robot.model.description import load_model
@@ -108,6 +108,14 @@ def test_derivative_rows_and_only_fold_the_rows_asked_for_and_no_other(mimic_mod
         np.testing.assert_array_equal(one.dM[:, only], full.dM[:, only])
         np.testing.assert_array_equal(one.g[:, only], full.g[:, only])
         assert np.isnan(np.delete(one.dM, only, axis=1)).all()
+
+
+def test_the_lagrangian_gradient_folds_onto_the_leaders(mimic_model):
+    """The O(n) gradient ∂/∂q [V − ½ uᵀ a w] with followers: the tree's, at ū = S u and w̄ = S w, folded by Sᵀ,
+    equals the one from the folded ∂a/∂q; the rows asked for alone."""
+    model = arm_compiled.compile_model(mimic_model)
+    rng = np.random.default_rng(8)
+    check_lagrangian_gradient(model, rng.uniform(-1.5, 1.5, (4, arm_compiled.model_dof(model))), rng)
 
 
 class Projected:
