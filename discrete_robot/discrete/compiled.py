@@ -190,21 +190,21 @@ def step_terms(model, data, q0, qd0, q1, qd1, dt, jacobian):
                 count += 1
     derivatives = still or jacobian
     if jacobian:
-        rows = work.vertex_terms.gradient_rows
-        rows[:count] = False
+        gradient_rows = work.vertex_terms.gradient_rows
+        gradient_rows[:count] = False
         for path in range(P):
             for m in range(n + 1):
                 for k in range(n):
-                    rows[slot[path, m], k] |= moved[path, m, k]
+                    gradient_rows[slot[path, m], k] |= moved[path, m, k]
     if derivatives:
-        rows = work.vertex_terms.derivative_rows
-        rows[:count] = False
+        derivative_rows = work.vertex_terms.derivative_rows
+        derivative_rows[:count] = False
         if jacobian:
-            rows[slot[0, n]] = True
+            derivative_rows[slot[0, n]] = True
         for r in range(n):
             if dq[r] == 0.0:
                 for path in range(P):
-                    rows[slot[path, position[path, r]], r] = True
+                    derivative_rows[slot[path, position[path, r]], r] = True
     copy_into(qd0, work.vertex_terms.rates[0])
     copy_into(qd1, work.vertex_terms.rates[1])
     if jacobian:
