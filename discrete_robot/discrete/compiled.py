@@ -80,6 +80,8 @@ class Workspace(NamedTuple):
     f_quotient: np.ndarray       # (n,): D_r f for f = V − ½ q̇0ᵀ a q̇1
     gradient: np.ndarray         # (P, n+1, n): ∂_k f at the vertices where k has moved
     row: np.ndarray              # (n,)
+    start: np.ndarray            # (n,): q0 of the last call, whose terms vertex_terms holds at slot 0 ...
+    start_rows: np.ndarray       # (n,) bool: ... with these rows of ∂a/∂q and ∂V/∂q
 
 
 def compile_model(arm: arm_compiled.Model, paths, small_step: float = SMALL_STEP, damping=None, friction=None,
@@ -108,7 +110,8 @@ def create_data(model: Model) -> Data:
                      edge_terms=arm_compiled.create_data(model.arm, P * G, derivatives=True),
                      dq=np.empty(n), cancellation=np.empty(n), change=np.empty((n, n)),
                      change_size=np.empty((n, n)),
-                     f_quotient=np.empty(n), gradient=np.empty((P, n + 1, n)), row=np.empty(n))
+                     f_quotient=np.empty(n), gradient=np.empty((P, n + 1, n)), row=np.empty(n),
+                     start=np.full(n, np.nan), start_rows=np.zeros(n, dtype=np.bool_))
     return newton.create_data(n, work)
 
 
@@ -196,8 +199,8 @@ def step_terms(model, data, q0, qd0, q1, qd1, dt, jacobian):
             for m in range(n + 1):
                 for k in range(n):
                     gradient_rows[slot[path, m], k] |= moved[path, m, k]
+    derivative_rows = work.vertex_terms.derivative_rows
     if derivatives:
-        derivative_rows = work.vertex_terms.derivative_rows
         derivative_rows[:count] = False
         if jacobian:
             derivative_rows[slot[0, n]] = True
@@ -205,12 +208,32 @@ def step_terms(model, data, q0, qd0, q1, qd1, dt, jacobian):
             if dq[r] == 0.0:
                 for path in range(P):
                     derivative_rows[slot[path, position[path, r]], r] = True
+    # q0 is the first distinct vertex at every call: while Newton iterates on one step, its terms from the last
+    # call are still at slot 0 (rows not asked for are left as they were), and it is evaluated again only for a
+    # derivative row it lacks, or for the gradient (it depends on q̇1: slot 0 has one when a coordinate that has not
+    # moved leads a path)
+    start, start_rows = work.start, work.start_rows
+    first = 1
+    for r in range(n):
+        if q0[r] != start[r]:
+            first = 0
+    if first == 0:
+        copy_into(q0, start)
+        start_rows[:] = False
+    for r in range(n):
+        if derivatives and derivative_rows[0, r] and not start_rows[r]:
+            first = 0
+        if jacobian and work.vertex_terms.gradient_rows[0, r]:
+            first = 0
     copy_into(qd0, work.vertex_terms.rates[0])
     copy_into(qd1, work.vertex_terms.rates[1])
     if jacobian:
-        rigid_body_terms(model.arm, work.vertex_terms, distinct[:count], True, gradient=True)
+        rigid_body_terms(model.arm, work.vertex_terms, distinct[:count], True, gradient=True, first=first)
     else:   # a call of its own: compiled with ``gradient`` at its default, it leaves that code out
-        rigid_body_terms(model.arm, work.vertex_terms, distinct[:count], derivatives)
+        rigid_body_terms(model.arm, work.vertex_terms, distinct[:count], derivatives, first=first)
+    if first == 0:
+        for r in range(n):
+            start_rows[r] = start_rows[r] or (derivatives and derivative_rows[0, r])
     a, V, size = work.vertex_terms.M, work.vertex_terms.potential_energy, work.size       # by slot
     divided = False
     for r in range(n):

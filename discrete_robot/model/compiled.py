@@ -605,7 +605,7 @@ def _fold(model, data, batch, derivatives, only):
 
 
 @njit(allocates=False)
-def rigid_body_terms(model, data, q, derivatives, only=-1, gradient=False):
+def rigid_body_terms(model, data, q, derivatives, only=-1, gradient=False, first=0):
     """a(q) into ``data.M`` (B, n, n), V(q) into ``potential_energy`` (B,) and, with ``derivatives``, ∂a/∂q into
     ``dM`` (B, n, n, n) ([b, k, i, j] = ∂a_ij/∂q_k) and ∂V/∂q into ``g`` (B, n), for the B configurations q (B, n)
     (B at most the Data's batch).
@@ -618,13 +618,15 @@ def rigid_body_terms(model, data, q, derivatives, only=-1, gradient=False):
     ``data.rates`` (2, n), on the rows where ``data.gradient_rows`` (a configuration with none costs nothing more):
     the gradient the discrete step's Jacobian needs, O(n) a configuration (:func:`_lagrangian_gradient`).
 
+    Configurations before ``first`` are skipped, their results left as they were (a caller that has them).
+
     With mimic followers, the tree is evaluated at q̄ = S q + c into the Data's ``tree_*`` arrays and folded onto
     the model's coordinates (:func:`_fold`); without them, straight into the results.
     """
     V = data.potential_energy
     leader, multiplier, offset = model.follower_leader, model.follower_multiplier, model.follower_offset
     n, F = q.shape[1], leader.shape[0]
-    for batch in range(q.shape[0]):
+    for batch in range(first, q.shape[0]):
         # a configuration with no row asked for costs no more than a(q) and V(q)
         wanted, derive = False, False
         for k in range(n):

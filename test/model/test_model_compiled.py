@@ -117,6 +117,29 @@ def test_compiled_discrete_equations_equal_the_numpy_evaluation(seed, dt, still)
         np.testing.assert_allclose(fast[name], value, atol=1e-11 * max(1.0, np.abs(value).max()), err_msg=name)
 
 
+def test_newton_iterates_reuse_the_start_and_give_a_fresh_evaluations_numbers():
+    """While Newton iterates on one step, q(k) stays at the first vertex and is not evaluated again: candidates
+    evaluated in turn on one Data (with and without the Jacobian, a coordinate coming to rest in between, which
+    asks for a row at q(k) that was not there) give bit for bit what a fresh Data gives for each."""
+    system = random_arm(3)
+    paths = DiscreteDynamicModel(system).paths
+    model = compiled_step.compile_model(system.compiled, paths, SMALL_STEP)
+    kept = compiled_step.create_data(model)
+    rng = np.random.default_rng(9)
+    n, dt = system.dof, 1e-3
+    q0, qd0 = rng.uniform(-1.0, 1.0, n), rng.normal(size=n)
+    for jacobian, still in ((True, False), (False, False), (False, True), (True, True), (False, False)):
+        qd1 = qd0 + 1e-3 * rng.normal(size=n)
+        if still:
+            qd1[-1] = -qd0[-1]          # Δq = 0 exactly: its edge starts at q(k) on the reverse path
+        q1 = q0 + 0.5 * dt * (qd0 + qd1)
+        fresh = compiled_step.create_data(model)
+        for data in (kept, fresh):
+            compiled_step.step_terms(model, data, q0, qd0, q1, qd1, dt, jacobian)
+        for name in ("lhs", "a1", "Da", "DV", "noise") + (("J",) if jacobian else ()):
+            np.testing.assert_array_equal(getattr(kept, name), getattr(fresh, name), err_msg=name)
+
+
 def test_compiled_and_python_newton_take_the_same_steps():
     """One Newton loop, compiled for the kernel and run as Python for other systems: the same steps."""
     system = random_arm(2)
