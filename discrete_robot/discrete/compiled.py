@@ -225,9 +225,9 @@ def step_terms(model, data, q0, qd0, q1, qd1, dt, jacobian):
             first = 0
         if jacobian and work.vertex_terms.gradient_rows[0, r]:
             first = 0
-    copy_into(qd0, work.vertex_terms.rates[0])
-    copy_into(qd1, work.vertex_terms.rates[1])
     if jacobian:
+        copy_into(qd0, work.vertex_terms.rates[0])
+        copy_into(qd1, work.vertex_terms.rates[1])
         rigid_body_terms(model.arm, work.vertex_terms, distinct[:count], True, gradient=True, first=first)
     else:   # a call of its own: compiled with ``gradient`` at its default, it leaves that code out
         rigid_body_terms(model.arm, work.vertex_terms, distinct[:count], derivatives, first=first)

@@ -302,12 +302,17 @@ def _body_inertia(m, c, R, I_body, h, J):
 
 
 @njit(allocates=False)
+def _linear_momentum(m, h, xi):
+    """The linear part of G ξ (below), m v − h × ω: it needs only the mass and the first moment."""
+    return (m * xi[0] - (h[1] * xi[5] - h[2] * xi[4]), m * xi[1] - (h[2] * xi[3] - h[0] * xi[5]),
+            m * xi[2] - (h[0] * xi[4] - h[1] * xi[3]))
+
+
+@njit(allocates=False)
 def _apply_inertia(m, h, J, xi, out):
     """G ξ for G = [[m E, −ĥ], [ĥ, J]] and the twist ξ = (v, ω): (m v − h × ω, h × v + J ω)."""
     v0, v1, v2, w0, w1, w2 = xi[0], xi[1], xi[2], xi[3], xi[4], xi[5]
-    out[0] = m * v0 - (h[1] * w2 - h[2] * w1)
-    out[1] = m * v1 - (h[2] * w0 - h[0] * w2)
-    out[2] = m * v2 - (h[0] * w1 - h[1] * w0)
+    out[0], out[1], out[2] = _linear_momentum(m, h, xi)
     out[3] = h[1] * v2 - h[2] * v1 + J[0, 0] * w0 + J[0, 1] * w1 + J[0, 2] * w2
     out[4] = h[2] * v0 - h[0] * v2 + J[1, 0] * w0 + J[1, 1] * w1 + J[1, 2] * w2
     out[5] = h[0] * v1 - h[1] * v0 + J[2, 0] * w0 + J[2, 1] * w1 + J[2, 2] * w2
@@ -396,7 +401,9 @@ def _dot(a, b):
 def _link_momenta(links, mass, inertia, R, c, xi, rates, velocity, momentum):
     """Each link's twist V_i = V_parent + Σ_k ξ_k u_k (its DOFs k) under the two ``rates`` (2, n) into ``velocity``
     (2, L, 6), and its spatial momentum about the frame origin G_i V_i = (l, c_i × l + R_i I_i R_iᵀ ω) with
-    l = m_i (v + ω × c_i) into ``momentum`` (2, L, 6), then summed over each link's subtree (H_i)."""
+    l = m_i (v + ω × c_i) into ``momentum`` (2, L, 6), then summed over each link's subtree (H_i). About the CoM
+    rather than through :func:`_apply_inertia`: that takes J = R I Rᵀ + m(|c|² E − c cᵀ), which only the
+    derivatives compute, where R (I (Rᵀ ω)) is three products."""
     for i in range(links.shape[0]):
         parent, first = links[i, 0], links[i, 1]
         m, Ri, Ii, ci = mass[i], R[i], inertia[i], c[i]
@@ -448,10 +455,7 @@ def _lagrangian_gradient(links, ref_R, gravity, xi, mc, h, velocity, momentum, r
         mat_t_vec(ref_R[i], gravity, g)
         for k in range(first, first + links[i, 2]):
             if rows[k]:
-                v, w = xi[k, :3], xi[k, 3:]
-                linear0 = mc[i] * v[0] - (h[i, 1] * w[2] - h[i, 2] * w[1])
-                linear1 = mc[i] * v[1] - (h[i, 2] * w[0] - h[i, 0] * w[2])
-                linear2 = mc[i] * v[2] - (h[i, 0] * w[1] - h[i, 1] * w[0])
+                linear0, linear1, linear2 = _linear_momentum(mc[i], h[i], xi[k])
                 value = -(g[0] * linear0 + g[1] * linear1 + g[2] * linear2)
                 for s in range(2):
                     _ad(xi[k], before[s], bracket)
