@@ -59,13 +59,12 @@ from discrete_robot.nodes.push_perception import WorldView, wait_for
 
 #: the share of the goal's tolerances a plan may use; the rest is the execution's margin (a plan just inside 5°: 5.01°)
 PLANNING_SHARE = 0.5
-#: wall-clock seconds to wait for the arm's FollowJointTrajectory server, its simulator's services and their answers
-SERVER_WAIT_S = 2.0
+#: wall-clock seconds to wait for the arm's FollowJointTrajectory server, its simulator's services and their answers:
+#: generous, since on a loaded machine discovery and an answer take seconds, and a simulator whose lockstep
+#: services are not found in time would run the push unpaused (a different, load-dependent experiment)
+SERVER_WAIT_S = 10.0
 #: simulated seconds a stepped motion runs past its last point, for the controller to end its goal (JTC: at once)
 SETTLE_S = 0.5
-#: wall-clock seconds a goal waits for the arm's state and the object's pose (a goal can arrive as soon as the
-#: action server is discovered, before the subscriptions are matched)
-STATE_WAIT_S = 2.0
 
 
 class ManipulationNode(GuardedNode):
@@ -149,7 +148,8 @@ class ManipulationNode(GuardedNode):
         """One plan and its execution, reported in ``result``; True when the goal is over (reached, nothing to do,
         the arm failed, canceled), False when the object missed and another attempt may correct it."""
         start = [goal.start.x, goal.start.y, goal.start.theta] if place else None
-        t0, q, pose = start_state(self.view, lockstep, start, self.values["object_name"], STATE_WAIT_S)
+        t0, q, pose = start_state(self.view, lockstep, start, self.values["object_name"],
+                                  self.values["execution_timeout"])
         motion = self._plan(goal, q, pose)
         if motion is None:
             self._report(result, goal, None, pose)
@@ -220,11 +220,12 @@ class ManipulationNode(GuardedNode):
             arm_goal.cancel_goal_async()
         if handle.is_cancel_requested:
             return True
-        wait_for(self.view.when(lambda: self.view.pose_at(end) is not None), STATE_WAIT_S)
+        wait_for(self.view.when(lambda: self.view.pose_at(end) is not None), self.values["execution_timeout"])
         final = self.view.pose_at(end)
         if final is None:
             raise DiscreteRobotError(f"no objects/{self.values['object_name']}/pose stamped at or after the motion's "
-                                     f"end ({end * 1e-9:.3f} s) in {STATE_WAIT_S:g} s")
+                                     f"end ({end * 1e-9:.3f} s) in execution_timeout = "
+                                     f"{self.values['execution_timeout']:g} s")
         self._report(result, goal, motion, final[1], self.view.poses_between(progress["start"], final[0]))
         failure = arm_failure(arm_result, self.arm_action, self.values["execution_timeout"])
         if failure is None:

@@ -36,8 +36,10 @@ PARAMETERS = [
     ParameterSpec("planning_timeout", 60.0, "wall-clock budget of planning one goal, s (a plan takes seconds "
                                             "alone, several times that beside the simulators in one bringup)",
                   check=positive, value_range=(0.1, 600.0)),
-    ParameterSpec("execution_timeout", 10.0, "wall-clock seconds without feedback from the arm after which its "
-                  "goal is canceled (a slow simulator is waited for as long as it makes progress)", check=positive,
+    ParameterSpec("execution_timeout", 10.0, "wall-clock seconds without feedback from the arm (its action's "
+                  "feedback, its state, the object's pose) after which its goal is canceled (a slow simulator is "
+                  "waited for as long as it makes progress; a goal may arrive before the subscriptions match)",
+                  check=positive,
                   value_range=(0.1, 3600.0)),
     ParameterSpec("publish_rate", 20.0, "markers (table, fingertip, goal, planned and executed paths), Hz",
                   check=positive,
