@@ -147,6 +147,15 @@ def _edge_length(moved, dq, path, m):
     return math.nan
 
 
+@njit(allocates=False)
+def _at_end(moved, dq, path, m):
+    """Whether vertex m of the path is q1: every coordinate it has not yet moved has Δq_r = 0."""
+    for r in range(dq.shape[0]):
+        if not moved[path, m, r] and dq[r] != 0.0:
+            return False
+    return True
+
+
 # inlined into the Newton loop (numba IR): a call passed the step Data's ~80 arrays field by field, and the 1 kHz
 # step of planar_2link took 13.6-13.8 µs, inlined 12.3-12.6 µs (the positional layout before: 11.4-11.8 µs)
 @njit(inline="always")
@@ -177,9 +186,10 @@ def step_terms(model, data, q0, qd0, q1, qd1, dt, jacobian):
             for r in range(n):
                 vertices[path, m, r] = q1[r] if moved[path, m, r] else q0[r]
     # the distinct vertices: every path starts at q0 and ends at q1, and the edge of a coordinate that has not moved
-    # ends where it starts; slot[p, m] says where vertex m is. The Jacobian wants ∂_k f at each vertex for its moved
-    # coordinates k (its O(Δt) term below) and ∂a/∂q at q1; a coordinate that has not moved, ∂_r a and ∂_r V at its
-    # edge (D_r: the edge integral of a constant)
+    # ends where it starts (so a later path's vertex whose remaining edges have length 0 is q1); slot[p, m] says
+    # where vertex m is. The Jacobian wants ∂_k f at each vertex for its moved coordinates k (its O(Δt) term below)
+    # and ∂a/∂q at q1; a coordinate that has not moved, ∂_r a and ∂_r V at its edge (D_r: the edge integral of a
+    # constant)
     count = 0
     for path in range(P):
         for m in range(n + 1):
@@ -187,6 +197,8 @@ def step_terms(model, data, q0, qd0, q1, qd1, dt, jacobian):
                 slot[path, m] = slot[0, m]
             elif still and m > 0 and _edge_length(moved, dq, path, m) == 0.0:
                 slot[path, m] = slot[path, m - 1]
+            elif still and path > 0 and _at_end(moved, dq, path, m):
+                slot[path, m] = slot[0, n]
             else:
                 slot[path, m] = count
                 copy_into(vertices[path, m], distinct[count])
