@@ -129,13 +129,14 @@ def _size(V, a, qd0, qd1):
 def _mean_difference(position, values, r, out):
     """Δ_r f averaged over the paths, from f at the vertices ``values`` (P, n+1, ...) into ``out``."""
     P = position.shape[0]
+    share = 1.0 / P                 # P is 1 or 2: the product is the quotient, bit for bit, without a division
     total = out.reshape(-1)         # views, element by element: array arithmetic would allocate its temporaries
     total[:] = 0.0
     for path in range(P):
         m = position[path, r]
         end, start = values[path, m + 1].reshape(-1), values[path, m].reshape(-1)
         for i in range(total.shape[0]):
-            total[i] += (end[i] - start[i]) / P
+            total[i] += (end[i] - start[i]) * share
 
 
 @njit(allocates=False)
@@ -175,6 +176,7 @@ def step_terms(model, data, q0, qd0, q1, qd1, dt, jacobian):
     work = data.work
     vertices, slot, distinct, points = work.vertices, work.slot, work.distinct, work.points
     P, n = position.shape
+    share = 1.0 / P         # the paths' mean (P is 1 or 2: see _mean_difference)
     G = nodes.shape[0]
     dq = work.dq
     still = False           # some coordinate has not moved: Δq_r = 0 exactly
@@ -266,9 +268,9 @@ def step_terms(model, data, q0, qd0, q1, qd1, dt, jacobian):
                 start, end = slot[path, position[path, r]], slot[path, position[path, r] + 1]
                 for i in range(n):
                     for j in range(n):
-                        Da[r, i, j] += (a[end, i, j] - a[start, i, j]) / P
-                DV[r] += (V[end] - V[start]) / P
-                cancellation[r] += (size[start] + size[end]) / P
+                        Da[r, i, j] += (a[end, i, j] - a[start, i, j]) * share
+                DV[r] += (V[end] - V[start]) * share
+                cancellation[r] += (size[start] + size[end]) * share
             for i in range(n):
                 for j in range(n):
                     Da[r, i, j] /= dq[r]
@@ -282,8 +284,8 @@ def step_terms(model, data, q0, qd0, q1, qd1, dt, jacobian):
                 vertex = slot[path, position[path, r]]
                 for i in range(n):
                     for j in range(n):
-                        Da[r, i, j] += da[vertex, r, i, j] / P
-                DV[r] += dv[vertex, r] / P
+                        Da[r, i, j] += da[vertex, r, i, j] * share
+                DV[r] += dv[vertex, r] * share
             continue
         for path in range(P):
             for g in range(G):

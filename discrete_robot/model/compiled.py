@@ -565,47 +565,59 @@ def _factor(n, multiplier, k):
 
 
 @njit(allocates=False)
+def _fold_into(n, leader, multiplier, X, scale, out, assign):
+    """The upper triangle of out (n, n) set to (``assign``) or increased by ``scale`` Sᵀ X S, for the tree's
+    symmetric X (n̄, n̄): S is the identity on the model's own DOFs (a copy of that block) and has one
+    multiplier at its leader's column in a follower's row (that row and column, scattered)."""
+    t = X.shape[0]
+    for a in range(n):
+        for b in range(a, n):
+            out[a, b] = scale * X[a, b] if assign else out[a, b] + scale * X[a, b]
+    for k in range(n, t):
+        ck, mk = leader[k - n], scale * multiplier[k - n]
+        for m in range(t):
+            cm, mm = _column(n, leader, m), _factor(n, multiplier, m)
+            if ck <= cm:
+                out[ck, cm] += mk * mm * X[k, m]
+            if m < n and m <= ck:               # the pair (m, k): its transpose, from the model's own DOF m
+                out[m, ck] += mm * mk * X[m, k]
+
+
+@njit(allocates=False)
+def _mirror(out):
+    """The lower triangle of out (n, n) from its upper one: exactly symmetric."""
+    for a in range(out.shape[0]):
+        for b in range(a):
+            out[a, b] = out[b, a]
+
+
+@njit(allocates=False)
 def _fold(model, data, batch, derivatives, only):
     """The model's terms of configuration ``batch`` from the tree's (data.tree_*, at q̄ = S q + c): a = Sᵀ ā S,
-    ∂a_ab/∂q_j = Σ S_kj S_ka S_lb ∂ā_kl/∂q̄_k', ∂V/∂q = Sᵀ ∂V̄/∂q̄ (:mod:`.mimic`; S has one nonzero per row, so
-    each sum is a scatter over the tree's indices). Upper triangles are summed and mirrored: a and ∂a/∂q_j stay
-    exactly symmetric."""
+    ∂a/∂q_j = Σ_k S_kj Sᵀ (∂ā/∂q̄_k) S, ∂V/∂q = Sᵀ ∂V̄/∂q̄ (:mod:`.mimic`; S has one nonzero per row, so each sum
+    is a scatter over the tree's indices). Upper triangles are summed and mirrored: a and ∂a/∂q_j stay exactly
+    symmetric."""
     leader, multiplier = model.follower_leader, model.follower_multiplier
     M, dM, dV, rows = data.M[batch], data.dM, data.g, data.derivative_rows
     tM, tdM, tdV = data.tree_M[0], data.tree_dM, data.tree_g[0]
     n, t = M.shape[0], tM.shape[0]
     if only < 0:
-        M[...] = 0.0
-        for k in range(t):
-            ck, mk = _column(n, leader, k), _factor(n, multiplier, k)
-            for m in range(t):
-                cm = _column(n, leader, m)
-                if ck <= cm:
-                    M[ck, cm] += mk * _factor(n, multiplier, m) * tM[k, m]
-        for a in range(n):
-            for b in range(a):
-                M[a, b] = M[b, a]
+        _fold_into(n, leader, multiplier, tM, 1.0, M, True)
+        _mirror(M)
     if not derivatives:
         return
+    for j in range(n):                  # the tree's row j, then its followers' rows k (leader j) below
+        if (only < 0 or j == only) and rows[batch, j]:
+            dV[batch, j] = tdV[j]
+            _fold_into(n, leader, multiplier, tdM[0, j], 1.0, dM[batch, j], True)
+    for k in range(n, t):
+        j = leader[k - n]
+        if (only < 0 or j == only) and rows[batch, j]:
+            dV[batch, j] += multiplier[k - n] * tdV[k]
+            _fold_into(n, leader, multiplier, tdM[0, k], multiplier[k - n], dM[batch, j], False)
     for j in range(n):
         if (only < 0 or j == only) and rows[batch, j]:
-            dV[batch, j] = 0.0
-            dM[batch, j] = 0.0
-    for k in range(t):
-        j = _column(n, leader, k)
-        if (only >= 0 and j != only) or not rows[batch, j]:
-            continue
-        mj = _factor(n, multiplier, k)
-        dV[batch, j] += mj * tdV[k]
-        for a in range(t):
-            ca, ma = _column(n, leader, a), mj * _factor(n, multiplier, a)
-            for b in range(t):
-                cb = _column(n, leader, b)
-                if ca <= cb:
-                    dM[batch, j, ca, cb] += ma * _factor(n, multiplier, b) * tdM[0, k, a, b]
-        for a in range(n):
-            for b in range(a):
-                dM[batch, j, a, b] = dM[batch, j, b, a]
+            _mirror(dM[batch, j])
 
 
 @njit(allocates=False)
@@ -630,6 +642,10 @@ def rigid_body_terms(model, data, q, derivatives, only=-1, gradient=False, first
     V = data.potential_energy
     leader, multiplier, offset = model.follower_leader, model.follower_multiplier, model.follower_offset
     n, F = q.shape[1], leader.shape[0]
+    if F > 0 and gradient:                          # ū = S u: the followers' rates, without the offsets
+        for k in range(n + F):
+            for s in range(2):
+                data.tree_rates[s, k] = _factor(n, multiplier, k) * data.rates[s, _column(n, leader, k)]
     for batch in range(first, q.shape[0]):
         # a configuration with no row asked for costs no more than a(q) and V(q)
         wanted, derive = False, False
@@ -652,12 +668,9 @@ def rigid_body_terms(model, data, q, derivatives, only=-1, gradient=False, first
                 column = _column(n, leader, k)
                 rows[0, k] = data.derivative_rows[batch, column] and (only < 0 or column == only)
             tree_only = -2 if only >= 0 else -1     # every row of the column's DOFs, the mass matrix left out
-        if wanted:                                  # ū = S u: the followers' rates, without the offsets
+        if wanted:
             for k in range(n + F):
-                column, factor = _column(n, leader, k), _factor(n, multiplier, k)
-                data.tree_gradient_rows[0, k] = data.gradient_rows[batch, column]
-                for s in range(2):
-                    data.tree_rates[s, k] = factor * data.rates[s, column]
+                data.tree_gradient_rows[0, k] = data.gradient_rows[batch, _column(n, leader, k)]
         V[batch] = _tree_terms(model, data, tq, derive, tree_only, data.tree_M[0], data.tree_dM, data.tree_g,
                                rows, 0, wanted, data.tree_rates, data.tree_gradient, data.tree_gradient_rows)
         _fold(model, data, batch, derive, only)
