@@ -151,10 +151,11 @@ def _edge_length(moved, dq, path, m):
 @njit(allocates=False)
 def _at_end(moved, dq, path, m):
     """Whether vertex m of the path is q1: every coordinate it has not yet moved has Δq_r = 0."""
+    left = 0.0
     for r in range(dq.shape[0]):
-        if not moved[path, m, r] and dq[r] != 0.0:
-            return False
-    return True
+        if not moved[path, m, r]:
+            left += abs(dq[r])
+    return left == 0.0
 
 
 # inlined into the Newton loop (numba IR): a call passed the step Data's ~80 arrays field by field, and the 1 kHz

@@ -60,8 +60,7 @@ from discrete_robot.nodes.push_perception import WorldView, wait_for
 #: the share of the goal's tolerances a plan may use; the rest is the execution's margin (a plan just inside 5°: 5.01°)
 PLANNING_SHARE = 0.5
 #: wall-clock seconds to wait for the arm's FollowJointTrajectory server, its simulator's services and their answers:
-#: generous, since on a loaded machine discovery and an answer take seconds, and a simulator whose lockstep
-#: services are not found in time would run the push unpaused (a different, load-dependent experiment)
+#: on a loaded machine these take seconds, and lockstep services not found would run the push unpaused
 SERVER_WAIT_S = 10.0
 #: simulated seconds a stepped motion runs past its last point, for the controller to end its goal (JTC: at once)
 SETTLE_S = 0.5
