@@ -27,8 +27,8 @@ from discrete_robot.planning.planner import ArmState, PlannedTrajectory, Traject
 from discrete_robot.planning.prediction import STOPPED_VELOCITY_TOLERANCE, at_goal, measure_execution
 
 RETIME_SERVICE = "retime_trajectory"
-#: wall-clock seconds to wait for the FollowJointTrajectory server to be discovered
-SERVER_WAIT_S = 2.0
+#: wall-clock seconds to wait for the FollowJointTrajectory server to be discovered (seconds on a loaded machine)
+SERVER_WAIT_S = 10.0
 #: wall-clock seconds to wait, after the result, for the joint state in which the goal is met
 SETTLED_WAIT_S = 2.0
 
