@@ -181,9 +181,11 @@ def step_terms(model, data, q0, qd0, q1, qd1, dt, jacobian):
     G = nodes.shape[0]
     dq = work.dq
     still = False           # some coordinate has not moved: Δq_r = 0 exactly
+    divided = 0             # the coordinates whose D_r is a divided difference (|Δq_r| > small_step)
     for r in range(n):
         dq[r] = q1[r] - q0[r]
         still = still or dq[r] == 0.0
+        divided += abs(dq[r]) > small_step
     for path in range(P):
         for m in range(n + 1):
             for r in range(n):
@@ -250,9 +252,6 @@ def step_terms(model, data, q0, qd0, q1, qd1, dt, jacobian):
         for r in range(n):
             start_rows[r] = start_rows[r] or (derivatives and derivative_rows[0, r])
     a, V, size = work.vertex_terms.M, work.vertex_terms.potential_energy, work.size       # by slot
-    divided = False
-    for r in range(n):
-        divided = divided or abs(dq[r]) > small_step
     if divided:
         for vertex in range(count):
             size[vertex] = _size(V[vertex], a[vertex], qd0, qd1)
@@ -307,9 +306,7 @@ def step_terms(model, data, q0, qd0, q1, qd1, dt, jacobian):
     change, change_size = work.change, work.change_size
     change[...] = 0.0
     change_size[...] = 0.0
-    divided = 0
     for r in range(n):
-        divided += abs(dq[r]) > small_step
         for i in range(n):
             for j in range(n):
                 change[i, j] += dq[r] * Da[r, i, j]

@@ -584,6 +584,19 @@ def _fold_into(n, leader, multiplier, X, scale, out, assign):
 
 
 @njit(allocates=False)
+def _fold_vector(n, leader, multiplier, x, rows, only, out):
+    """out_j = (Sᵀ x)_j, the tree's x (n̄,) at the model's DOF j plus its followers' multiples, for the j where
+    rows[j] (and j = ``only`` when ``only`` ≥ 0); the other entries left as they were."""
+    for j in range(n):
+        if (only < 0 or j == only) and rows[j]:
+            out[j] = x[j]
+    for k in range(n, x.shape[0]):
+        j = leader[k - n]
+        if (only < 0 or j == only) and rows[j]:
+            out[j] += multiplier[k - n] * x[k]
+
+
+@njit(allocates=False)
 def _mirror(out):
     """The lower triangle of out (n, n) from its upper one: exactly symmetric."""
     for a in range(out.shape[0]):
@@ -606,14 +619,13 @@ def _fold(model, data, batch, derivatives, only):
         _mirror(M)
     if not derivatives:
         return
+    _fold_vector(n, leader, multiplier, tdV, rows[batch], only, dV[batch])
     for j in range(n):                  # the tree's row j, then its followers' rows k (leader j) below
         if (only < 0 or j == only) and rows[batch, j]:
-            dV[batch, j] = tdV[j]
             _fold_into(n, leader, multiplier, tdM[0, j], 1.0, dM[batch, j], True)
     for k in range(n, t):
         j = leader[k - n]
         if (only < 0 or j == only) and rows[batch, j]:
-            dV[batch, j] += multiplier[k - n] * tdV[k]
             _fold_into(n, leader, multiplier, tdM[0, k], multiplier[k - n], dM[batch, j], False)
     for j in range(n):
         if (only < 0 or j == only) and rows[batch, j]:
@@ -675,14 +687,8 @@ def rigid_body_terms(model, data, q, derivatives, only=-1, gradient=False, first
                                rows, 0, wanted, data.tree_rates, data.tree_gradient, data.tree_gradient_rows)
         _fold(model, data, batch, derive, only)
         if wanted:                                  # ∂f/∂q = Sᵀ ∂f̄/∂q̄
-            out = data.lagrangian_gradient[batch]
-            for k in range(n):
-                if data.gradient_rows[batch, k]:
-                    out[k] = 0.0
-            for k in range(n + F):
-                column = _column(n, leader, k)
-                if data.gradient_rows[batch, column]:
-                    out[column] += _factor(n, multiplier, k) * data.tree_gradient[0, k]
+            _fold_vector(n, leader, multiplier, data.tree_gradient[0], data.gradient_rows[batch], -1,
+                         data.lagrangian_gradient[batch])
 
 
 @njit
