@@ -5,8 +5,12 @@ equations; they remain the evaluation for any other LagrangianSystem), for a rig
 model (:mod:`discrete_robot.model.compiled`): a(q) and V(q) at the vertices of the difference paths and, for
 the Jacobian, the gradient ∂/∂q [V − ½ q̇0ᵀ a q̇1] there (an O(n) recursion) and ∂a/∂q at q(k+1); the
 partial-difference quotients D_r a and D_r V (by Gauss–Legendre quadrature of the derivative on edges of at most
-``small_step``, see :mod:`.partial_difference`; an edge of length 0, a coordinate that has not moved, ends where
-it starts, and its quotient is the derivative there: the vertex is evaluated once, with that row); the
+``small_step``, see :mod:`.partial_difference`; on longer edges, the difference of a and V between the edge's
+ends computed at its end vertex by turning (or sliding) the coordinate's subtree back, without the cancellation
+of a(end) − a(start), :func:`discrete_robot.model.compiled._edge_difference`, and divided by Δq_r; a divided
+difference of the vertices' a and V for a coordinate that followers mimic or that shares a root link; an edge
+of length 0, a coordinate that has not moved, ends where it starts, and its quotient is the derivative there:
+the vertex is evaluated once, with that row); the
 left-hand side, its round-off estimate and ∂(residual)/∂q̇(k+1). :mod:`.newton` iterates on it, compiled too,
 so that one discrete step is one call.
 
@@ -57,6 +61,7 @@ class Model(NamedTuple):
     weights: np.ndarray          # (G,): ... and its weights
     small_step: float            # rad or m: the edge length up to which D_r takes the quadrature
     tiny_step: float             # rad or m: |Δq_r| below which the Jacobian's O(Δt²) row term is left out
+    turned: np.ndarray           # (n,) bool: coordinate r's divided differences by turning its subtree
     damping: np.ndarray          # (n,): the joints' viscous damping, N m s/rad or N s/m
     friction: np.ndarray         # (n,): their Coulomb friction, N m or N
     tol: float                   # Newton's relative tolerance
@@ -90,9 +95,12 @@ def compile_model(arm: arm_compiled.Model, paths, small_step: float = SMALL_STEP
     (:class:`.partial_difference.DifferencePaths`); ``small_step`` (rad or m); the joints' ``damping`` and
     ``friction`` (None: none); Newton's ``tol`` and ``max_iter`` (see :class:`.dynamic_model.DiscreteDynamicModel`)."""
     n = arm_compiled.model_dof(arm)
+    link = arm.dof_link[:n]
+    # arm_compiled._edge_difference's DOFs: not one that followers mimic, nor a root link's among others
+    turned = ~np.isin(np.arange(n), arm.follower_leader) & ~((arm.links[link, 0] < 0) & (arm.links[link, 2] > 1))
     return Model(arm=arm, position=np.ascontiguousarray(paths.position, dtype=np.int64),
                  moved=np.ascontiguousarray(paths.moved), nodes=GAUSS_NODES, weights=GAUSS_WEIGHTS,
-                 small_step=float(small_step), tiny_step=TINY_STEP,
+                 small_step=float(small_step), tiny_step=TINY_STEP, turned=turned,
                  damping=np.zeros(n) if damping is None else np.asarray(damping, dtype=float),
                  friction=np.zeros(n) if friction is None else np.asarray(friction, dtype=float),
                  tol=float(tol), max_iter=int(max_iter))
@@ -181,11 +189,14 @@ def step_terms(model, data, q0, qd0, q1, qd1, dt, jacobian):
     G = nodes.shape[0]
     dq = work.dq
     still = False           # some coordinate has not moved: Δq_r = 0 exactly
-    divided = 0             # the coordinates whose D_r is a divided difference (|Δq_r| > small_step)
+    divided = 0             # the coordinates whose D_r is a divided difference of a and V (|Δq_r| > small_step)
+    turning = False         # some D_r is the difference of a turned subtree's (model.turned)
     for r in range(n):
         dq[r] = q1[r] - q0[r]
         still = still or dq[r] == 0.0
-        divided += abs(dq[r]) > small_step
+        if abs(dq[r]) > small_step:
+            turning = turning or model.turned[r]
+            divided += not model.turned[r]
     for path in range(P):
         for m in range(n + 1):
             for r in range(n):
@@ -225,6 +236,18 @@ def step_terms(model, data, q0, qd0, q1, qd1, dt, jacobian):
             if dq[r] == 0.0:
                 for path in range(P):
                     derivative_rows[slot[path, position[path, r]], r] = True
+    # a divided difference of a turned coordinate is asked of its edge's end vertex (never q0, whose terms may be
+    # kept from the last call) as the difference back to the edge's start: a(end − Δq_r e_r) − a(end)
+    edge_dof, edge_step = work.vertex_terms.edge_dof, work.vertex_terms.edge_step
+    edge_dof[:count] = -1
+    if turning:
+        for r in range(n):
+            if abs(dq[r]) > small_step and model.turned[r]:
+                for path in range(P):
+                    end = slot[path, position[path, r] + 1]
+                    e = 0 if edge_dof[end, 0] < 0 else 1
+                    edge_dof[end, e] = r
+                    edge_step[end, e] = -dq[r]
     # q0 is the first distinct vertex at every call: while Newton iterates on one step, its terms from the last
     # call are still at slot 0 (rows not asked for are left as they were), and it is evaluated again only for a
     # derivative row it lacks, or for the gradient (it depends on q̇1: slot 0 has one when a coordinate that has not
@@ -260,7 +283,25 @@ def step_terms(model, data, q0, qd0, q1, qd1, dt, jacobian):
     da, dv = work.vertex_terms.dM, work.vertex_terms.g
     cancellation = work.cancellation
     cancellation[:] = 0.0
+    edge_dM, edge_dV = work.vertex_terms.edge_dM, work.vertex_terms.edge_dV
     for r in range(n):
+        if abs(dq[r]) > small_step and model.turned[r]:
+            Da[r] = 0.0
+            DV[r] = 0.0
+            for path in range(P):
+                end = slot[path, position[path, r] + 1]
+                e = 0 if edge_dof[end, 0] == r else 1
+                for i in range(n):
+                    for j in range(n):
+                        Da[r, i, j] += edge_dM[end, e, i, j] * share
+                DV[r] += edge_dV[end, e] * share
+            # D_r = −(the difference back) / Δq_r; its round-off is now a few ε of the quotient itself
+            for i in range(n):
+                for j in range(n):
+                    Da[r, i, j] /= -dq[r]
+            DV[r] /= -dq[r]
+            cancellation[r] = _size(DV[r], Da[r], qd0, qd1)
+            continue
         if abs(dq[r]) > small_step:
             Da[r] = 0.0
             DV[r] = 0.0

@@ -21,6 +21,10 @@ coordinate: a cyclic first joint leaves a(q) bit-for-bit unchanged):
 - V = −Σ_i m_i gᵀ c_i with g expressed in each link's reference frame;
 - ∂a_ab/∂q_k by Park's Lie-bracket formula (three cases, see ``RigidBodySystem.mass_matrix_derivatives``) and
   ∂V/∂q_k = −gᵀ (G^c_k ξ_k)_linear;
+- on request, a(q + δ e_k) − a(q) and V(q + δ e_k) − V(q) for a DOF k that turns or slides its subtree
+  rigidly (:func:`_edge_difference`): products of the turn D = Rot(z_k, δ) − E with terms of their own size,
+  without the cancellation (ε |a| / |δ| of the quotient) of subtracting two evaluations: the discrete step's
+  divided differences along its paths' edges;
 - on request, the gradient ∂/∂q [V − ½ uᵀ a(q) w] for two rate vectors u, w in O(n) (the subtrees' momenta,
   :func:`_lagrangian_gradient`): what the discrete step's Newton Jacobian needs at every vertex, where ∂a/∂q
   costs O(n³);
@@ -142,6 +146,13 @@ class Data(NamedTuple):
     tree_rates: np.ndarray       # (2, n̄): ū = S u, w̄ = S w
     tree_gradient: np.ndarray    # (1, n̄): ∂/∂q̄ [V̄ − ½ ūᵀ ā w̄]
     tree_gradient_rows: np.ndarray   # (1, n̄) bool: its rows to write
+    # edges (rigid_body_terms' edge requests): up to two per configuration, each a DOF k and a step δ asking for
+    # a(q + δ e_k) − a(q) and V(q + δ e_k) − V(q) without the cancellation of the difference (_edge_difference)
+    edge_dof: np.ndarray         # (B, 2) int64: the DOF k of each request, −1 for none (create_data: none)
+    edge_step: np.ndarray        # (B, 2): its δ, rad or m
+    edge_dM: np.ndarray  # noqa: N815  (B, 2, n, n): a(q + δ e_k) − a(q)
+    edge_dV: np.ndarray  # noqa: N815  (B, 2): V(q + δ e_k) − V(q), J
+    tree_edge: np.ndarray        # (n̄, n̄): the tree's difference before the fold (size 0 without followers)
 
 
 @functools.lru_cache(maxsize=32)
@@ -192,7 +203,9 @@ def create_data(model: Model, batch: int, derivatives: bool) -> Data:
                 trig=np.full((n, 2, 3), np.nan), tree_q=np.empty(t),
                 tree_M=np.empty((1, t, t)), tree_dM=np.empty((1 if derivatives and t else 0, t, t, t)),
                 tree_g=np.empty((1, t)), tree_rows=np.ones((1, t), dtype=np.bool_), tree_rates=np.empty((2, t)),
-                tree_gradient=np.empty((1, t)), tree_gradient_rows=np.ones((1, t), dtype=np.bool_))
+                tree_gradient=np.empty((1, t)), tree_gradient_rows=np.ones((1, t), dtype=np.bool_),
+                edge_dof=np.full((batch, 2), -1, dtype=np.int64), edge_step=np.zeros((batch, 2)),
+                edge_dM=np.empty((batch, 2, m, m)), edge_dV=np.empty((batch, 2)), tree_edge=np.empty((t, t)))
 
 
 @njit(allocates=False)
@@ -375,6 +388,113 @@ def _mass_matrix(prismatic, axis, point, before_eq, dof_link, mc, cbar, Ic, out)
                          + a0 * w0 + a1 * w1 + a2 * w2)
             out[lo, hi] = value
             out[hi, lo] = value
+
+
+@njit(allocates=False)
+def _turned(z, s, w, x0, x1, x2):
+    """D x for D = Rot(z, δ) − E = s ẑ + w ẑ² (s = sin δ, w = 1 − cos δ, z a unit axis): how far the vector x
+    turns, with no Rot x − x in it to cancel (D x is of the size of δ |x|)."""
+    c0, c1, c2 = z[1] * x2 - z[2] * x1, z[2] * x0 - z[0] * x2, z[0] * x1 - z[1] * x0
+    return (s * c0 + w * (z[1] * c2 - z[2] * c1), s * c1 + w * (z[2] * c0 - z[0] * c2),
+            s * c2 + w * (z[0] * c1 - z[1] * c0))
+
+
+@njit(allocates=False)
+def _point_velocity(prismatic, axis, point, j, x0, x1, x2):
+    """v_j(x) (the velocity of the point x under DOF j's unit rate) and ω_j: (z_j × (x − o_j), z_j) for a revolute
+    DOF, (z_j, 0) for a prismatic one."""
+    z = axis[j]
+    if prismatic[j]:
+        return z[0], z[1], z[2], 0.0, 0.0, 0.0
+    d0, d1, d2 = x0 - point[j, 0], x1 - point[j, 1], x2 - point[j, 2]
+    return z[1] * d2 - z[2] * d1, z[2] * d0 - z[0] * d2, z[0] * d1 - z[1] * d0, z[0], z[1], z[2]
+
+
+@njit(allocates=False)
+def _edge_difference(prismatic, axis, point, before_eq, dof_link, mc, cbar, Ic, g, k, delta, out):
+    """a(q + δ e_k) − a(q) into ``out`` (n, n) and V(q + δ e_k) − V(q) returned (J), from the composites of q
+    (:func:`_composite_about_com`), its axes and points and gravity g in k's reference frame, for a DOF k that
+    turns (or slides) the subtree of its link rigidly: what a divided difference of a and V along one edge of
+    the discrete step's paths needs, computed without subtracting a(q) from a(q + δ e_k).
+
+    That subtraction loses ε |a| / |δ| of the quotient (ε |V| / |δ| for V) to cancellation, which at the steps of
+    an accurate run (δ ~ 1e-4 rad) is the error floor of the state. Here the motion is D = Rot(z_k, δ) − E about
+    the axis z_k through o_k (:func:`_turned`; a slide: every point moves by δ z_k, D = 0) and each term is a
+    product of things of their own size with D or with the CoM's displacement e = D (c̄ − o_k), as in the mass
+    matrix's composite form a_lo,hi = m v_lo(c̄)·v_hi(c̄) + ω_loᵀ I ω_hi (:func:`_mass_matrix`):
+
+    - lo and hi both turned with the subtree (k itself, or moved by k): the pair moves rigidly, 0;
+    - hi turned, lo before k: v_hi(c̄) and I ω_hi turn (D v_hi, D I ω_hi), v_lo gains ω_lo × e;
+    - hi before k (lo too): hi's composite holds k's, whose (m_S, c̄_S, I_S) turn: v_lo and v_hi gain ω × e_S
+      and I_S becomes Rot I_S Rotᵀ = I_S + D I_S + I_S Dᵀ + D I_S Dᵀ;
+    - V: −m_S g · e_S.
+
+    Not for a root link's DOF when it has others (its reference frame turns the DOFs before it) or a DOF that
+    followers mimic: the caller divides the difference of a and V there."""
+    n = out.shape[0]
+    out[...] = 0.0
+    z, o = axis[k], point[k]
+    s = w = 0.0
+    if not prismatic[k]:
+        half = math.sin(0.5 * delta)
+        s, w = math.sin(delta), 2.0 * half * half       # 1 − cos δ without its cancellation
+    S = dof_link[k]
+    if prismatic[k]:
+        eS0, eS1, eS2 = delta * z[0], delta * z[1], delta * z[2]
+    else:
+        eS0, eS1, eS2 = _turned(z, s, w, cbar[S, 0] - o[0], cbar[S, 1] - o[1], cbar[S, 2] - o[2])
+    for hi in range(n):
+        i = dof_link[hi]
+        if before_eq[k, hi]:
+            m, x0, x1, x2 = mc[i], cbar[i, 0], cbar[i, 1], cbar[i, 2]
+            if prismatic[k]:
+                e0, e1, e2 = eS0, eS1, eS2
+            else:
+                e0, e1, e2 = _turned(z, s, w, x0 - o[0], x1 - o[1], x2 - o[2])
+            vh0, vh1, vh2, wh0, wh1, wh2 = _point_velocity(prismatic, axis, point, hi, x0, x1, x2)
+            I = Ic[i]
+            L0 = I[0, 0] * wh0 + I[0, 1] * wh1 + I[0, 2] * wh2
+            L1 = I[1, 0] * wh0 + I[1, 1] * wh1 + I[1, 2] * wh2
+            L2 = I[2, 0] * wh0 + I[2, 1] * wh1 + I[2, 2] * wh2
+            dvh0, dvh1, dvh2 = _turned(z, s, w, vh0, vh1, vh2)
+            dL0, dL1, dL2 = _turned(z, s, w, L0, L1, L2)
+            for lo in range(hi + 1):
+                if not before_eq[lo, hi] or before_eq[k, lo]:
+                    continue
+                vl0, vl1, vl2, wl0, wl1, wl2 = _point_velocity(prismatic, axis, point, lo, x0, x1, x2)
+                dvl0, dvl1, dvl2 = wl1 * e2 - wl2 * e1, wl2 * e0 - wl0 * e2, wl0 * e1 - wl1 * e0
+                value = (m * (vl0 * dvh0 + vl1 * dvh1 + vl2 * dvh2 + dvl0 * (vh0 + dvh0) + dvl1 * (vh1 + dvh1)
+                              + dvl2 * (vh2 + dvh2)) + wl0 * dL0 + wl1 * dL1 + wl2 * dL2)
+                out[lo, hi] = value
+                out[hi, lo] = value
+        elif before_eq[hi, k]:
+            m, x0, x1, x2 = mc[S], cbar[S, 0], cbar[S, 1], cbar[S, 2]
+            vh0, vh1, vh2, wh0, wh1, wh2 = _point_velocity(prismatic, axis, point, hi, x0, x1, x2)
+            dvh0, dvh1, dvh2 = wh1 * eS2 - wh2 * eS1, wh2 * eS0 - wh0 * eS2, wh0 * eS1 - wh1 * eS0
+            I = Ic[S]
+            th0, th1, th2 = _turned(z, -s, w, wh0, wh1, wh2)        # Dᵀ ω_hi
+            L0 = I[0, 0] * wh0 + I[0, 1] * wh1 + I[0, 2] * wh2
+            L1 = I[1, 0] * wh0 + I[1, 1] * wh1 + I[1, 2] * wh2
+            L2 = I[2, 0] * wh0 + I[2, 1] * wh1 + I[2, 2] * wh2
+            for lo in range(hi + 1):
+                if not before_eq[lo, hi]:
+                    continue
+                vl0, vl1, vl2, wl0, wl1, wl2 = _point_velocity(prismatic, axis, point, lo, x0, x1, x2)
+                dvl0, dvl1, dvl2 = wl1 * eS2 - wl2 * eS1, wl2 * eS0 - wl0 * eS2, wl0 * eS1 - wl1 * eS0
+                tl0, tl1, tl2 = _turned(z, -s, w, wl0, wl1, wl2)    # Dᵀ ω_lo
+                # ω_loᵀ (D I + I Dᵀ + D I Dᵀ) ω_hi = (Dᵀω_lo)·I ω_hi + (I ω_lo)·Dᵀω_hi + (Dᵀω_lo)·I Dᵀω_hi
+                inertia = (tl0 * L0 + tl1 * L1 + tl2 * L2
+                           + th0 * (I[0, 0] * wl0 + I[0, 1] * wl1 + I[0, 2] * wl2)
+                           + th1 * (I[1, 0] * wl0 + I[1, 1] * wl1 + I[1, 2] * wl2)
+                           + th2 * (I[2, 0] * wl0 + I[2, 1] * wl1 + I[2, 2] * wl2)
+                           + tl0 * (I[0, 0] * th0 + I[0, 1] * th1 + I[0, 2] * th2)
+                           + tl1 * (I[1, 0] * th0 + I[1, 1] * th1 + I[1, 2] * th2)
+                           + tl2 * (I[2, 0] * th0 + I[2, 1] * th1 + I[2, 2] * th2))
+                value = (m * (vl0 * dvh0 + vl1 * dvh1 + vl2 * dvh2 + dvl0 * (vh0 + dvh0) + dvl1 * (vh1 + dvh1)
+                              + dvl2 * (vh2 + dvh2)) + inertia)
+                out[lo, hi] = value
+                out[hi, lo] = value
+    return -mc[S] * (g[0] * eS0 + g[1] * eS1 + g[2] * eS2)
 
 
 @njit(allocates=False)
@@ -633,6 +753,29 @@ def _fold(model, data, batch, derivatives, only):
 
 
 @njit(allocates=False)
+def _edges(model, data, batch):
+    """Configuration ``batch``'s edge requests (data.edge_dof, edge_step) into edge_dM and edge_dV by
+    :func:`_edge_difference`, from the tree's frames and composites it has just left in ``data``; with mimic
+    followers the tree's difference is folded as a is (Sᵀ Δā S: the offsets cancel)."""
+    n = data.M.shape[1]
+    for e in range(2):
+        k = data.edge_dof[batch, e]
+        if k < 0:
+            continue
+        link = model.dof_link[k]
+        mat_t_vec(data.reference_rotation[link], model.gravity, data.local_gravity)
+        tree = data.tree_edge if model.follower_leader.shape[0] else data.edge_dM[batch, e]
+        data.edge_dV[batch, e] = _edge_difference(model.prismatic, data.dof_axis, data.dof_point, model.before_eq,
+                                                  model.dof_link, data.composite_mass, data.composite_com,
+                                                  data.composite_inertia, data.local_gravity, k,
+                                                  data.edge_step[batch, e], tree)
+        if model.follower_leader.shape[0]:
+            _fold_into(n, model.follower_leader, model.follower_multiplier, tree, 1.0, data.edge_dM[batch, e],
+                       True)
+            _mirror(data.edge_dM[batch, e])
+
+
+@njit(allocates=False)
 def rigid_body_terms(model, data, q, derivatives, only=-1, gradient=False, first=0):
     """a(q) into ``data.M`` (B, n, n), V(q) into ``potential_energy`` (B,) and, with ``derivatives``, ∂a/∂q into
     ``dM`` (B, n, n, n) ([b, k, i, j] = ∂a_ij/∂q_k) and ∂V/∂q into ``g`` (B, n), for the B configurations q (B, n)
@@ -647,6 +790,10 @@ def rigid_body_terms(model, data, q, derivatives, only=-1, gradient=False, first
     the gradient the discrete step's Jacobian needs, O(n) a configuration (:func:`_lagrangian_gradient`).
 
     Configurations before ``first`` are skipped, their results left as they were (a caller that has them).
+
+    Configuration b's edge requests (``data.edge_dof[b]``, ``edge_step[b]``: a DOF k ≥ 0 and a step δ, up to two)
+    get a(q + δ e_k) − a(q) into ``edge_dM[b]`` and V(q + δ e_k) − V(q) into ``edge_dV[b]``, free of the
+    difference's cancellation (:func:`_edge_difference`: not for every DOF).
 
     With mimic followers, the tree is evaluated at q̄ = S q + c into the Data's ``tree_*`` arrays and folded onto
     the model's coordinates (:func:`_fold`); without them, straight into the results.
@@ -668,6 +815,7 @@ def rigid_body_terms(model, data, q, derivatives, only=-1, gradient=False, first
             V[batch] = _tree_terms(model, data, q[batch], derive, only, data.M[batch], data.dM, data.g,
                                    data.derivative_rows, batch, wanted, data.rates, data.lagrangian_gradient,
                                    data.gradient_rows)
+            _edges(model, data, batch)
             continue
         tq, rows = data.tree_q, data.tree_rows
         for k in range(n):
@@ -686,6 +834,7 @@ def rigid_body_terms(model, data, q, derivatives, only=-1, gradient=False, first
         V[batch] = _tree_terms(model, data, tq, derive, tree_only, data.tree_M[0], data.tree_dM, data.tree_g,
                                rows, 0, wanted, data.tree_rates, data.tree_gradient, data.tree_gradient_rows)
         _fold(model, data, batch, derive, only)
+        _edges(model, data, batch)
         if wanted:                                  # ∂f/∂q = Sᵀ ∂f̄/∂q̄
             _fold_vector(n, leader, multiplier, data.tree_gradient[0], data.gradient_rows[batch], -1,
                          data.lagrangian_gradient[batch])

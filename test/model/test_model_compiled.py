@@ -110,10 +110,14 @@ def test_compiled_discrete_equations_equal_the_numpy_evaluation(seed, dt, still)
     compiled_step.step_terms(model, data, q0, qd0, q1, qd1, dt, True)
     fast = {name: getattr(data, name) for name in ("lhs", "a1", "Da", "DV", "noise", "J")}
     slow = reference._terms(q0, qd0, q1, qd1, dt, derivatives=True)
-    expected = {name: getattr(slow, name) for name in ("lhs", "a1", "Da", "DV", "noise")}
+    expected = {name: getattr(slow, name) for name in ("lhs", "a1", "Da", "DV")}
     expected["J"] = reference._jacobian(slow, qd0, qd1, dt)
     for name, value in expected.items():
         np.testing.assert_allclose(fast[name], value, atol=1e-11 * max(1.0, np.abs(value).max()), err_msg=name)
+    # the round-off estimate: the kernel's quotients of turned subtrees carry none of numpy's divided
+    # differences' cancellation, so it may only be smaller, and it is at least ε of lhs
+    assert np.all(fast["noise"] <= slow.noise * (1.0 + 1e-9)), (fast["noise"], slow.noise)
+    assert np.all(fast["noise"] >= np.finfo(float).eps * np.abs(fast["lhs"]))
 
 
 def test_newton_iterates_reuse_the_start_and_give_a_fresh_evaluations_numbers():
@@ -179,10 +183,10 @@ def _rotation(axis, angle):
     return np.eye(3, dtype=angle.dtype) + np.sin(angle) * K + (1 - np.cos(angle)) * (K @ K)
 
 
-def jacobian_mass_matrix(arm, q):
+def jacobian_terms(arm, q):
     """a(q) = Σ_i m_i J_v,iᵀ J_v,i + J_ω,iᵀ R_i I_i R_iᵀ J_ω,i from each link's CoM velocity v_k = z_k × (c_i − o_k)
-    (z_k for a prismatic DOF) under the DOFs that move it, in the dtype of q: no composite inertias and no
-    common reference point, a third formulation beside the kernel's and Newton–Euler."""
+    (z_k for a prismatic DOF) under the DOFs that move it, and V(q) = −Σ_i m_i gᵀ c_i, in the dtype of q: no
+    composite inertias and no common reference point, a third formulation beside the kernel's and Newton–Euler."""
     dtype = q.dtype
     links, n = arm.links, len(q)
     R, p = [None] * len(links), [None] * len(links)
@@ -203,15 +207,16 @@ def jacobian_mass_matrix(arm, q):
             else:
                 local_R = local_R @ _rotation(arm.axes[k].astype(dtype), q[k])
         R[i], p[i] = R_parent @ local_R, R_parent @ local_p + p_parent
-    a = np.zeros((n, n), dtype=dtype)
+    a, V = np.zeros((n, n), dtype=dtype), dtype.type(0)
     for i in range(len(links)):
         c = R[i] @ arm.com[i].astype(dtype) + p[i]
+        V -= arm.mass[i] * (arm.gravity.astype(dtype) @ c)
         Jv = np.array([(z[k] if arm.prismatic[k] else np.cross(z[k], c - o[k])) if moves[i, k] else np.zeros(3)
                        for k in range(n)], dtype=dtype).T
         Jw = np.array([z[k] if moves[i, k] and not arm.prismatic[k] else np.zeros(3) for k in range(n)],
                       dtype=dtype).T
         a += arm.mass[i] * Jv.T @ Jv + Jw.T @ (R[i] @ arm.inertia[i].astype(dtype) @ R[i].T) @ Jw
-    return a
+    return a, V
 
 
 @pytest.mark.skipif(np.finfo(np.longdouble).eps > 1e-18, reason="needs an extended-precision long double")
@@ -222,10 +227,52 @@ def test_every_mass_matrix_entry_is_accurate_to_its_own_size(system):
     inertia (1e-4 kg m²) sits 0.8 m from the base: summed about the base's origin from terms of size m |c|², it
     carried a round-off of 2000 of its own ε, the floor of the discrete model's T + V drift at wrist speeds."""
     for q in np.random.default_rng(5).uniform(-3.0, 3.0, (20, system.dof)):
-        exact = jacobian_mass_matrix(system.compiled, q.astype(np.longdouble))
+        exact = jacobian_terms(system.compiled, q.astype(np.longdouble))[0]
         scale = np.sqrt(np.outer(np.diag(exact), np.diag(exact))).astype(float)
         error = np.abs(system.mass_matrix(q) - exact.astype(float))
         assert np.all(error <= 30 * np.finfo(float).eps * scale), (error / scale).max() / np.finfo(float).eps
+
+
+@pytest.mark.skipif(np.finfo(np.longdouble).eps > 1e-18, reason="needs an extended-precision long double")
+@pytest.mark.parametrize("seed", SEEDS)
+def test_edge_differences_equal_extended_precision_differences_on_random_trees(seed):
+    """a(q + δ e_k) − a(q) and V(q + δ e_k) − V(q) from rigid_body_terms' edge requests, for every DOF the discrete
+    step turns (revolute, prismatic, and the DOFs of universal and spherical links), against the Jacobian form's
+    difference in extended precision: within ε (4 |δ| + 0.01) of a's and V's scale (the 0.01: the reference's own
+    round-off, ε/2048 over its sums; seen up to 0.003). A plain difference in double misses by ε |a| at any δ
+    (1.3–5.4 ε of the scale, 100 times the bound at δ = 1e-5, checked too): over |δ| that cancellation was the
+    error floor of discrete4's state on the arm (5e-8 at 1 s, docs/work_precision.md)."""
+    from discrete_robot.discrete.partial_difference import DifferencePaths
+    from discrete_robot.model import compiled as arm_compiled
+
+    system = random_arm(seed)
+    arm, n = system.compiled, system.dof
+    turned = np.flatnonzero(compiled_step.compile_model(arm, DifferencePaths(n)).turned)
+    assert arm.prismatic[turned].any() and (arm.links[arm.dof_link[turned], 2] > 1).any()
+    data = arm_compiled.create_data(arm, 1, derivatives=False)
+    eps = np.finfo(float).eps
+    worst_plain = 0.0
+    for q in np.random.default_rng(seed + 7).uniform(-2.0, 2.0, (3, n)):
+        a_ld, V_ld = jacobian_terms(arm, q.astype(np.longdouble))
+        scale_a, scale_V = float(np.abs(a_ld).max()), float(sum(arm.mass) * np.linalg.norm(arm.gravity))
+        for k in turned:
+            for delta in (1e-5, 1e-3, 0.5):
+                data.edge_dof[0] = (k, -1)
+                data.edge_step[0, 0] = delta
+                arm_compiled.rigid_body_terms(arm, data, q[None], False)
+                moved = q.astype(np.longdouble)
+                moved[k] += np.longdouble(delta)
+                a_moved, V_moved = jacobian_terms(arm, moved)
+                bound = eps * (4.0 * abs(delta) + 0.01)
+                np.testing.assert_allclose(data.edge_dM[0, 0], (a_moved - a_ld).astype(float), rtol=0,
+                                           atol=bound * scale_a, err_msg=f"a, DOF {k}, δ = {delta}")
+                assert abs(data.edge_dV[0, 0] - float(V_moved - V_ld)) <= bound * scale_V, (k, delta)
+                if delta == 1e-5:
+                    plain = arm_compiled.create_data(arm, 2, derivatives=False)
+                    arm_compiled.rigid_body_terms(arm, plain, np.array([q, q + delta * np.eye(n)[k]]), False)
+                    error = np.abs(plain.M[1] - plain.M[0] - (a_moved - a_ld).astype(float)).max()
+                    worst_plain = max(worst_plain, error / (bound * scale_a))
+    assert worst_plain > 1.0
 
 
 def test_rigid_body_terms_writes_the_derivative_rows_asked_for_and_no_other():
