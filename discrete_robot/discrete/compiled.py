@@ -4,13 +4,14 @@ The same quantities as :meth:`DiscreteDynamicModel._terms` and ``_jacobian`` (wh
 equations; they remain the evaluation for any other LagrangianSystem), for a rigid-body system with a compiled
 model (:mod:`discrete_robot.model.compiled`): a(q) and V(q) at the vertices of the difference paths and, for
 the Jacobian, the gradient ∂/∂q [V − ½ q̇0ᵀ a q̇1] there (an O(n) recursion) and ∂a/∂q at q(k+1); the
-partial-difference quotients D_r a and D_r V (by Gauss–Legendre quadrature of the derivative on edges of at most
-``small_step``, see :mod:`.partial_difference`; on longer edges, the difference of a and V between the edge's
-ends computed at its end vertex by turning (or sliding) the coordinate's subtree back, without the cancellation
-of a(end) − a(start), :func:`discrete_robot.model.compiled._edge_difference`, and divided by Δq_r; a divided
-difference of the vertices' a and V for a coordinate that followers mimic or that shares a root link; an edge
-of length 0, a coordinate that has not moved, ends where it starts, and its quotient is the derivative there:
-the vertex is evaluated once, with that row); the
+partial-difference quotients D_r a and D_r V: for a coordinate that turns or slides its subtree rigidly (every
+one but those that followers mimic and those that share a root link: ``Model.turned``) the difference of a and V
+between an edge's ends, computed at its end vertex by turning the subtree back
+(:func:`discrete_robot.model.compiled._edge_difference`, without the cancellation ε |a| / |Δq_r| of a(end) −
+a(start)), over Δq_r; for the others, Gauss–Legendre quadrature of the derivative on edges of at most
+``small_step`` (see :mod:`.partial_difference`) and the divided difference of the vertices' a and V on longer
+ones; an edge of length 0, a coordinate that has not moved, ends where it starts, and its quotient is the
+derivative there (the vertex is evaluated once, with that row); the
 left-hand side, its round-off estimate and ∂(residual)/∂q̇(k+1). :mod:`.newton` iterates on it, compiled too,
 so that one discrete step is one call.
 
@@ -194,9 +195,8 @@ def step_terms(model, data, q0, qd0, q1, qd1, dt, jacobian):
     for r in range(n):
         dq[r] = q1[r] - q0[r]
         still = still or dq[r] == 0.0
-        if abs(dq[r]) > small_step:
-            turning = turning or model.turned[r]
-            divided += not model.turned[r]
+        turning = turning or (dq[r] != 0.0 and model.turned[r])
+        divided += abs(dq[r]) > small_step and not model.turned[r]
     for path in range(P):
         for m in range(n + 1):
             for r in range(n):
@@ -236,13 +236,13 @@ def step_terms(model, data, q0, qd0, q1, qd1, dt, jacobian):
             if dq[r] == 0.0:
                 for path in range(P):
                     derivative_rows[slot[path, position[path, r]], r] = True
-    # a divided difference of a turned coordinate is asked of its edge's end vertex (never q0, whose terms may be
-    # kept from the last call) as the difference back to the edge's start: a(end − Δq_r e_r) − a(end)
+    # the difference along a turned coordinate's edge is asked of the edge's end vertex (never q0, whose terms may
+    # be kept from the last call), back to the edge's start: a(end − Δq_r e_r) − a(end)
     edge_dof, edge_step = work.vertex_terms.edge_dof, work.vertex_terms.edge_step
     edge_dof[:count] = -1
     if turning:
         for r in range(n):
-            if abs(dq[r]) > small_step and model.turned[r]:
+            if dq[r] != 0.0 and model.turned[r]:
                 for path in range(P):
                     end = slot[path, position[path, r] + 1]
                     e = 0 if edge_dof[end, 0] < 0 else 1
@@ -285,7 +285,7 @@ def step_terms(model, data, q0, qd0, q1, qd1, dt, jacobian):
     cancellation[:] = 0.0
     edge_dM, edge_dV = work.vertex_terms.edge_dM, work.vertex_terms.edge_dV
     for r in range(n):
-        if abs(dq[r]) > small_step and model.turned[r]:
+        if dq[r] != 0.0 and model.turned[r]:
             Da[r] = 0.0
             DV[r] = 0.0
             for path in range(P):

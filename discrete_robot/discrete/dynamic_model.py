@@ -155,7 +155,8 @@ class DiscreteDynamicModel:
 
     ``tol``: Newton stops when the update of q̇(k+1) is below tol × the velocity scale
     (max |q̇| at k and k+1, or the velocity change the forces can cause); ``max_iter`` bounds the
-    iterations; ``small_step`` (rad or m) is where D_r switches to the derivative form; ``dissipation``:
+    iterations; ``small_step`` (rad or m) is where D_r switches to the derivative form (the compiled kernel's
+    turned coordinates need no switch: :mod:`.partial_difference`); ``dissipation``:
     joint damping and friction (None = a conservative system).
     """
 

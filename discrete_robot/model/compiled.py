@@ -411,23 +411,26 @@ def _point_velocity(prismatic, axis, point, j, x0, x1, x2):
 
 
 @njit(allocates=False)
-def _edge_difference(prismatic, axis, point, before_eq, dof_link, mc, cbar, Ic, g, k, delta, out):
+def _edge_difference(prismatic, axis, point, before_eq, dof_link, mc, cbar, Ic, g, xi, k, delta, out):
     """a(q + δ e_k) − a(q) into ``out`` (n, n) and V(q + δ e_k) − V(q) returned (J), from the composites of q
-    (:func:`_composite_about_com`), its axes and points and gravity g in k's reference frame, for a DOF k that
-    turns (or slides) the subtree of its link rigidly: what a divided difference of a and V along one edge of
-    the discrete step's paths needs, computed without subtracting a(q) from a(q + δ e_k).
+    (:func:`_composite_about_com`), its axes, points and twists ``xi`` and gravity g in k's reference frame, for a
+    DOF k that turns (or slides) the subtree of its link rigidly: what a divided difference of a and V along one
+    edge of the discrete step's paths needs, computed without subtracting a(q) from a(q + δ e_k).
 
     That subtraction loses ε |a| / |δ| of the quotient (ε |V| / |δ| for V) to cancellation, which at the steps of
     an accurate run (δ ~ 1e-4 rad) is the error floor of the state. Here the motion is D = Rot(z_k, δ) − E about
     the axis z_k through o_k (:func:`_turned`; a slide: every point moves by δ z_k, D = 0) and each term is a
-    product of things of their own size with D or with the CoM's displacement e = D (c̄ − o_k), as in the mass
-    matrix's composite form a_lo,hi = m v_lo(c̄)·v_hi(c̄) + ω_loᵀ I ω_hi (:func:`_mass_matrix`):
+    product of things of their own size with D or with a CoM's displacement e = D (c̄ − o_k), in the mass matrix's
+    composite form a_lo,hi = m v_lo(c̄)·v_hi(c̄) + ω_loᵀ I ω_hi (:func:`_mass_matrix`):
 
     - lo and hi both turned with the subtree (k itself, or moved by k): the pair moves rigidly, 0;
     - hi turned, lo before k: v_hi(c̄) and I ω_hi turn (D v_hi, D I ω_hi), v_lo gains ω_lo × e;
     - hi before k (lo too): hi's composite holds k's, whose (m_S, c̄_S, I_S) turn: v_lo and v_hi gain ω × e_S
-      and I_S becomes Rot I_S Rotᵀ = I_S + D I_S + I_S Dᵀ + D I_S Dᵀ;
+      and I_S becomes Rot I_S Rotᵀ, ΔI ω = D (I ω + I Dᵀω) + I Dᵀω;
     - V: −m_S g · e_S.
+
+    Each difference is linear in lo's twist ξ_lo = (v⁰, ω) (v_lo(c̄) = v⁰ + ω × c̄): per hi, the pair (P, Q) with
+    Δa_lo,hi = v⁰·P + ω·Q, P = m Δv_hi, Q = m (c̄ × Δv_hi + e × (v_hi + Δv_hi)) + ΔL (ΔL: D I ω_hi or ΔI ω_hi).
 
     Not for a root link's DOF when it has others (its reference frame turns the DOFs before it) or a DOF that
     followers mimic: the caller divides the difference of a and V there."""
@@ -444,56 +447,43 @@ def _edge_difference(prismatic, axis, point, before_eq, dof_link, mc, cbar, Ic, 
     else:
         eS0, eS1, eS2 = _turned(z, s, w, cbar[S, 0] - o[0], cbar[S, 1] - o[1], cbar[S, 2] - o[2])
     for hi in range(n):
-        i = dof_link[hi]
-        if before_eq[k, hi]:
-            m, x0, x1, x2 = mc[i], cbar[i, 0], cbar[i, 1], cbar[i, 2]
+        turned = before_eq[k, hi]
+        if not turned and not before_eq[hi, k]:
+            continue                            # another branch: its composite does not hold k's subtree
+        i = dof_link[hi] if turned else S
+        m, x0, x1, x2, I = mc[i], cbar[i, 0], cbar[i, 1], cbar[i, 2], Ic[i]
+        vh0, vh1, vh2, wh0, wh1, wh2 = _point_velocity(prismatic, axis, point, hi, x0, x1, x2)
+        L0 = I[0, 0] * wh0 + I[0, 1] * wh1 + I[0, 2] * wh2
+        L1 = I[1, 0] * wh0 + I[1, 1] * wh1 + I[1, 2] * wh2
+        L2 = I[2, 0] * wh0 + I[2, 1] * wh1 + I[2, 2] * wh2
+        if turned:
             if prismatic[k]:
                 e0, e1, e2 = eS0, eS1, eS2
             else:
                 e0, e1, e2 = _turned(z, s, w, x0 - o[0], x1 - o[1], x2 - o[2])
-            vh0, vh1, vh2, wh0, wh1, wh2 = _point_velocity(prismatic, axis, point, hi, x0, x1, x2)
-            I = Ic[i]
-            L0 = I[0, 0] * wh0 + I[0, 1] * wh1 + I[0, 2] * wh2
-            L1 = I[1, 0] * wh0 + I[1, 1] * wh1 + I[1, 2] * wh2
-            L2 = I[2, 0] * wh0 + I[2, 1] * wh1 + I[2, 2] * wh2
-            dvh0, dvh1, dvh2 = _turned(z, s, w, vh0, vh1, vh2)
+            dv0, dv1, dv2 = _turned(z, s, w, vh0, vh1, vh2)
             dL0, dL1, dL2 = _turned(z, s, w, L0, L1, L2)
-            for lo in range(hi + 1):
-                if not before_eq[lo, hi] or before_eq[k, lo]:
-                    continue
-                vl0, vl1, vl2, wl0, wl1, wl2 = _point_velocity(prismatic, axis, point, lo, x0, x1, x2)
-                dvl0, dvl1, dvl2 = wl1 * e2 - wl2 * e1, wl2 * e0 - wl0 * e2, wl0 * e1 - wl1 * e0
-                value = (m * (vl0 * dvh0 + vl1 * dvh1 + vl2 * dvh2 + dvl0 * (vh0 + dvh0) + dvl1 * (vh1 + dvh1)
-                              + dvl2 * (vh2 + dvh2)) + wl0 * dL0 + wl1 * dL1 + wl2 * dL2)
-                out[lo, hi] = value
-                out[hi, lo] = value
-        elif before_eq[hi, k]:
-            m, x0, x1, x2 = mc[S], cbar[S, 0], cbar[S, 1], cbar[S, 2]
-            vh0, vh1, vh2, wh0, wh1, wh2 = _point_velocity(prismatic, axis, point, hi, x0, x1, x2)
-            dvh0, dvh1, dvh2 = wh1 * eS2 - wh2 * eS1, wh2 * eS0 - wh0 * eS2, wh0 * eS1 - wh1 * eS0
-            I = Ic[S]
-            th0, th1, th2 = _turned(z, -s, w, wh0, wh1, wh2)        # Dᵀ ω_hi
-            L0 = I[0, 0] * wh0 + I[0, 1] * wh1 + I[0, 2] * wh2
-            L1 = I[1, 0] * wh0 + I[1, 1] * wh1 + I[1, 2] * wh2
-            L2 = I[2, 0] * wh0 + I[2, 1] * wh1 + I[2, 2] * wh2
-            for lo in range(hi + 1):
-                if not before_eq[lo, hi]:
-                    continue
-                vl0, vl1, vl2, wl0, wl1, wl2 = _point_velocity(prismatic, axis, point, lo, x0, x1, x2)
-                dvl0, dvl1, dvl2 = wl1 * eS2 - wl2 * eS1, wl2 * eS0 - wl0 * eS2, wl0 * eS1 - wl1 * eS0
-                tl0, tl1, tl2 = _turned(z, -s, w, wl0, wl1, wl2)    # Dᵀ ω_lo
-                # ω_loᵀ (D I + I Dᵀ + D I Dᵀ) ω_hi = (Dᵀω_lo)·I ω_hi + (I ω_lo)·Dᵀω_hi + (Dᵀω_lo)·I Dᵀω_hi
-                inertia = (tl0 * L0 + tl1 * L1 + tl2 * L2
-                           + th0 * (I[0, 0] * wl0 + I[0, 1] * wl1 + I[0, 2] * wl2)
-                           + th1 * (I[1, 0] * wl0 + I[1, 1] * wl1 + I[1, 2] * wl2)
-                           + th2 * (I[2, 0] * wl0 + I[2, 1] * wl1 + I[2, 2] * wl2)
-                           + tl0 * (I[0, 0] * th0 + I[0, 1] * th1 + I[0, 2] * th2)
-                           + tl1 * (I[1, 0] * th0 + I[1, 1] * th1 + I[1, 2] * th2)
-                           + tl2 * (I[2, 0] * th0 + I[2, 1] * th1 + I[2, 2] * th2))
-                value = (m * (vl0 * dvh0 + vl1 * dvh1 + vl2 * dvh2 + dvl0 * (vh0 + dvh0) + dvl1 * (vh1 + dvh1)
-                              + dvl2 * (vh2 + dvh2)) + inertia)
-                out[lo, hi] = value
-                out[hi, lo] = value
+        else:
+            e0, e1, e2 = eS0, eS1, eS2
+            dv0, dv1, dv2 = wh1 * e2 - wh2 * e1, wh2 * e0 - wh0 * e2, wh0 * e1 - wh1 * e0
+            u0, u1, u2 = _turned(z, -s, w, wh0, wh1, wh2)          # Dᵀ ω_hi
+            Iu0 = I[0, 0] * u0 + I[0, 1] * u1 + I[0, 2] * u2
+            Iu1 = I[1, 0] * u0 + I[1, 1] * u1 + I[1, 2] * u2
+            Iu2 = I[2, 0] * u0 + I[2, 1] * u1 + I[2, 2] * u2
+            dL0, dL1, dL2 = _turned(z, s, w, L0 + Iu0, L1 + Iu1, L2 + Iu2)
+            dL0, dL1, dL2 = dL0 + Iu0, dL1 + Iu1, dL2 + Iu2
+        W0, W1, W2 = vh0 + dv0, vh1 + dv1, vh2 + dv2
+        P0, P1, P2 = m * dv0, m * dv1, m * dv2
+        Q0 = m * (x1 * dv2 - x2 * dv1 + e1 * W2 - e2 * W1) + dL0
+        Q1 = m * (x2 * dv0 - x0 * dv2 + e2 * W0 - e0 * W2) + dL1
+        Q2 = m * (x0 * dv1 - x1 * dv0 + e0 * W1 - e1 * W0) + dL2
+        for lo in range(hi + 1):
+            if not before_eq[lo, hi] or (turned and before_eq[k, lo]):
+                continue
+            t = xi[lo]
+            value = t[0] * P0 + t[1] * P1 + t[2] * P2 + t[3] * Q0 + t[4] * Q1 + t[5] * Q2
+            out[lo, hi] = value
+            out[hi, lo] = value
     return -mc[S] * (g[0] * eS0 + g[1] * eS1 + g[2] * eS2)
 
 
@@ -753,11 +743,17 @@ def _fold(model, data, batch, derivatives, only):
 
 
 @njit(allocates=False)
-def _edges(model, data, batch):
+def _edges(model, data, batch, twists):
     """Configuration ``batch``'s edge requests (data.edge_dof, edge_step) into edge_dM and edge_dV by
-    :func:`_edge_difference`, from the tree's frames and composites it has just left in ``data``; with mimic
-    followers the tree's difference is folded as a is (Sᵀ Δā S: the offsets cancel)."""
+    :func:`_edge_difference`, from the tree's frames and composites it has just left in ``data`` (``twists``: and
+    the DOFs' twists); with mimic followers the tree's difference is folded as a is (Sᵀ Δā S: the offsets
+    cancel)."""
     n = data.M.shape[1]
+    if data.edge_dof[batch, 0] < 0 and data.edge_dof[batch, 1] < 0:
+        return
+    if not twists:                          # the tree's terms left them out
+        for j in range(model.dof_link.shape[0]):
+            _twist(model.prismatic, data.dof_axis, data.dof_point, j, data.twist[j])
     for e in range(2):
         k = data.edge_dof[batch, e]
         if k < 0:
@@ -767,7 +763,7 @@ def _edges(model, data, batch):
         tree = data.tree_edge if model.follower_leader.shape[0] else data.edge_dM[batch, e]
         data.edge_dV[batch, e] = _edge_difference(model.prismatic, data.dof_axis, data.dof_point, model.before_eq,
                                                   model.dof_link, data.composite_mass, data.composite_com,
-                                                  data.composite_inertia, data.local_gravity, k,
+                                                  data.composite_inertia, data.local_gravity, data.twist, k,
                                                   data.edge_step[batch, e], tree)
         if model.follower_leader.shape[0]:
             _fold_into(n, model.follower_leader, model.follower_multiplier, tree, 1.0, data.edge_dM[batch, e],
@@ -815,7 +811,7 @@ def rigid_body_terms(model, data, q, derivatives, only=-1, gradient=False, first
             V[batch] = _tree_terms(model, data, q[batch], derive, only, data.M[batch], data.dM, data.g,
                                    data.derivative_rows, batch, wanted, data.rates, data.lagrangian_gradient,
                                    data.gradient_rows)
-            _edges(model, data, batch)
+            _edges(model, data, batch, derive or wanted)
             continue
         tq, rows = data.tree_q, data.tree_rows
         for k in range(n):
@@ -834,7 +830,7 @@ def rigid_body_terms(model, data, q, derivatives, only=-1, gradient=False, first
         V[batch] = _tree_terms(model, data, tq, derive, tree_only, data.tree_M[0], data.tree_dM, data.tree_g,
                                rows, 0, wanted, data.tree_rates, data.tree_gradient, data.tree_gradient_rows)
         _fold(model, data, batch, derive, only)
-        _edges(model, data, batch)
+        _edges(model, data, batch, derive or wanted)
         if wanted:                                  # ∂f/∂q = Sᵀ ∂f̄/∂q̄
             _fold_vector(n, leader, multiplier, data.tree_gradient[0], data.gradient_rows[batch], -1,
                          data.lagrangian_gradient[batch])

@@ -68,20 +68,14 @@ def test_discrete4_converges_at_order_4_on_the_arm(capsys, tmp_path):
     assert 4.0 * 0.7 < _ratio(finals) < 4.0 * 1.3
 
 
-def test_discrete6_converges_at_order_6_on_the_arm():
-    """1 s of the 6-joint arm at h = 0.01, 0.005, 0.0025: ratio 2⁶ = 64 (± 40 %). Released from
-    q = (0, −0.2, 0.4, 0, 0, 0): from the initial pose (0, −0.5, 1, 0, 0, 0) the wrist whips at 20 rad/s and the
-    motion magnifies a 1e-12 rad change of q(0) to 2e-7 at 1 s, the size of discrete6's differences at these steps
-    (docs/work_precision.md), so the ratio there measures round-off. From this pose too, at h = 0.005, 0.0025,
-    0.00125 the finer difference (2e-8) is round-off: moving q(0) by 1e-14 rad made the ratio 28, by 1e-13 rad 6;
-    one step size up, the finer difference is 1.1e-6 and the ratio stays 54–70 under such changes."""
-    model = load_model(ARM)
-    finals = []
-    for h in (0.01, 0.005, 0.0025):
-        simulation = FixedStepSimulation(RigidBodySystem(model), "discrete6", h, [0.0, -0.2, 0.4, 0.0, 0.0, 0.0],
-                                         np.zeros(6))
-        simulation.step(round(1.0 / h), np.zeros(6))
-        finals.append(np.concatenate([simulation.q, simulation.qd]))
+def test_discrete6_converges_at_order_6_on_the_arm(capsys, tmp_path):
+    """``discrete simulate`` of the 6-joint arm released from its initial pose, 1 s at h = 0.005, 0.0025, 0.00125:
+    ratio 2⁶ = 64 (± 40 %). The wrist whips at 20 rad/s and the motion magnifies a 1e-12 rad change of q(0) to
+    2e-7 at 1 s; the finer difference (2.4e-9) stands above the steps' round-off now that the kernel's edge
+    differences have no cancellation (with divided differences both were round-off, 3.6e-7 and 6.0e-7: ratio
+    0.61). Moving q(0) by 1e-14 to 1e-12 rad left the ratio at 56.6–56.7."""
+    finals = [_final_state(["--integrator", "discrete6", "--dt", str(h)], capsys, tmp_path)
+              for h in (0.005, 0.0025, 0.00125)]
     assert 64.0 * 0.6 < _ratio(finals) < 64.0 * 1.4
 
 
