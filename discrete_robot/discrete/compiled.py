@@ -240,6 +240,12 @@ def step_terms(model, data, q0, qd0, q1, qd1, dt, jacobian):
     # be kept from the last call), back to the edge's start: a(end − Δq_r e_r) − a(end)
     edge_dof, edge_step = work.vertex_terms.edge_dof, work.vertex_terms.edge_step
     edge_dof[:count] = -1
+    # a(q) is wanted at q1 (a1) and, for divided differences, at every vertex (their ends and _size); at q0
+    # always, since its terms are kept over the step's Newton iterations, in which Δq and so `divided` change
+    mass_wanted = work.vertex_terms.mass_wanted
+    mass_wanted[:count] = divided > 0
+    mass_wanted[0] = True
+    mass_wanted[slot[0, n]] = True
     if turning:
         for r in range(n):
             if dq[r] != 0.0 and model.turned[r]:

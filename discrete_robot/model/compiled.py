@@ -111,6 +111,7 @@ class Data(NamedTuple):
     dM: np.ndarray  # noqa: N815  (B, n, n, n): [b, k, i, j] = ∂a_ij/∂q_k ((0, n, n, n) without derivatives)
     g: np.ndarray                # (B, n): ∂V/∂q, the generalised gravity (Pinocchio's g), N m or N
     derivative_rows: np.ndarray  # (B, n) bool: [b, k] = write dM[b, k] and g[b, k] (create_data: all True)
+    mass_wanted: np.ndarray      # (B,) bool: [b] = write M[b] (create_data: all True)
     oRi: np.ndarray  # noqa: N815  (L, 3, 3): link rotations in the reference frame (Pinocchio's oMi rotations)
     oPi: np.ndarray  # noqa: N815  (L, 3): link origins in the reference frame (oMi translations), m
     reference_rotation: np.ndarray  # (L, 3, 3): each link's reference frame in the world
@@ -188,7 +189,8 @@ def create_data(model: Model, batch: int, derivatives: bool) -> Data:
     rows = batch if derivatives else 0
     t = n if n > m else 0               # the tree's work arrays: only with mimic followers
     return Data(M=np.empty((batch, m, m)), potential_energy=np.empty(batch), dM=np.empty((rows, m, m, m)),
-                g=np.empty((rows, m)), derivative_rows=np.ones((rows, m), dtype=np.bool_), oRi=np.empty((L, 3, 3)),
+                g=np.empty((rows, m)), derivative_rows=np.ones((rows, m), dtype=np.bool_),
+                mass_wanted=np.ones(batch, dtype=np.bool_), oRi=np.empty((L, 3, 3)),
                 oPi=np.empty((L, 3)),
                 reference_rotation=np.empty((L, 3, 3)), reference_origin=np.empty((L, 3)),
                 link_com=np.empty((L, 3)), dof_axis=np.empty((n, 3)), dof_point=np.empty((n, 3)),
@@ -391,12 +393,10 @@ def _mass_matrix(prismatic, axis, point, before_eq, dof_link, mc, cbar, Ic, out)
 
 
 @njit(allocates=False)
-def _turned(z, s, w, x0, x1, x2):
-    """D x for D = Rot(z, δ) − E = s ẑ + w ẑ² (s = sin δ, w = 1 − cos δ, z a unit axis): how far the vector x
-    turns, with no Rot x − x in it to cancel (D x is of the size of δ |x|)."""
-    c0, c1, c2 = z[1] * x2 - z[2] * x1, z[2] * x0 - z[0] * x2, z[0] * x1 - z[1] * x0
-    return (s * c0 + w * (z[1] * c2 - z[2] * c1), s * c1 + w * (z[2] * c0 - z[0] * c2),
-            s * c2 + w * (z[0] * c1 - z[1] * c0))
+def _times(A, x0, x1, x2):
+    """A x for a 3×3 A."""
+    return (A[0, 0] * x0 + A[0, 1] * x1 + A[0, 2] * x2, A[1, 0] * x0 + A[1, 1] * x1 + A[1, 2] * x2,
+            A[2, 0] * x0 + A[2, 1] * x1 + A[2, 2] * x2)
 
 
 @njit(allocates=False)
@@ -411,7 +411,7 @@ def _point_velocity(prismatic, axis, point, j, x0, x1, x2):
 
 
 @njit(allocates=False)
-def _edge_difference(prismatic, axis, point, before_eq, dof_link, mc, cbar, Ic, g, xi, k, delta, out):
+def _edge_difference(prismatic, axis, point, before_eq, dof_link, mc, cbar, Ic, g, xi, k, delta, scratch, out):
     """a(q + δ e_k) − a(q) into ``out`` (n, n) and V(q + δ e_k) − V(q) returned (J), from the composites of q
     (:func:`_composite_about_com`), its axes, points and twists ``xi`` and gravity g in k's reference frame, for a
     DOF k that turns (or slides) the subtree of its link rigidly: what a divided difference of a and V along one
@@ -419,21 +419,22 @@ def _edge_difference(prismatic, axis, point, before_eq, dof_link, mc, cbar, Ic, 
 
     That subtraction loses ε |a| / |δ| of the quotient (ε |V| / |δ| for V) to cancellation, which at the steps of
     an accurate run (δ ~ 1e-4 rad) is the error floor of the state. Here the motion is D = Rot(z_k, δ) − E about
-    the axis z_k through o_k (:func:`_turned`; a slide: every point moves by δ z_k, D = 0) and each term is a
-    product of things of their own size with D or with a CoM's displacement e = D (c̄ − o_k), in the mass matrix's
-    composite form a_lo,hi = m v_lo(c̄)·v_hi(c̄) + ω_loᵀ I ω_hi (:func:`_mass_matrix`):
+    the axis z_k through o_k (s = sin δ and w = 1 − cos δ = 2 sin²(δ/2) without cancellation; a slide: every
+    point moves by δ z_k, D = 0) and each term is a product of things of their own size with D or with a CoM's
+    displacement e = D (c̄ − o_k), in the mass matrix's composite form a_lo,hi = m v_lo(c̄)·v_hi(c̄) + ω_loᵀ I ω_hi
+    (:func:`_mass_matrix`):
 
     - lo and hi both turned with the subtree (k itself, or moved by k): the pair moves rigidly, 0;
     - hi turned, lo before k: v_hi(c̄) and I ω_hi turn (D v_hi, D I ω_hi), v_lo gains ω_lo × e;
     - hi before k (lo too): hi's composite holds k's, whose (m_S, c̄_S, I_S) turn: v_lo and v_hi gain ω × e_S
-      and I_S becomes Rot I_S Rotᵀ, ΔI ω = D (I ω + I Dᵀω) + I Dᵀω;
+      and I_S becomes Rot I_S Rotᵀ (ΔI_S, once per edge);
     - V: −m_S g · e_S.
 
     Each difference is linear in lo's twist ξ_lo = (v⁰, ω) (v_lo(c̄) = v⁰ + ω × c̄): per hi, the pair (P, Q) with
     Δa_lo,hi = v⁰·P + ω·Q, P = m Δv_hi, Q = m (c̄ × Δv_hi + e × (v_hi + Δv_hi)) + ΔL (ΔL: D I ω_hi or ΔI ω_hi).
 
     Not for a root link's DOF when it has others (its reference frame turns the DOFs before it) or a DOF that
-    followers mimic: the caller divides the difference of a and V there."""
+    followers mimic: the caller divides the difference of a and V there. ``scratch``: (3, 3, 3)."""
     n = out.shape[0]
     out[...] = 0.0
     z, o = axis[k], point[k]
@@ -441,37 +442,54 @@ def _edge_difference(prismatic, axis, point, before_eq, dof_link, mc, cbar, Ic, 
     if not prismatic[k]:
         half = math.sin(0.5 * delta)
         s, w = math.sin(delta), 2.0 * half * half       # 1 − cos δ without its cancellation
+    # D = s K + w K² = s ẑ + w (z zᵀ − E) (0 for a slide): each entry of the size of δ, none a difference
+    D, DI, dI = scratch[0], scratch[1], scratch[2]
+    for a in range(3):
+        for b in range(3):
+            D[a, b] = w * (z[a] * z[b] - (1.0 if a == b else 0.0))
+    D[0, 1] -= s * z[2]
+    D[0, 2] += s * z[1]
+    D[1, 0] += s * z[2]
+    D[1, 2] -= s * z[0]
+    D[2, 0] -= s * z[1]
+    D[2, 1] += s * z[0]
     S = dof_link[k]
     if prismatic[k]:
         eS0, eS1, eS2 = delta * z[0], delta * z[1], delta * z[2]
     else:
-        eS0, eS1, eS2 = _turned(z, s, w, cbar[S, 0] - o[0], cbar[S, 1] - o[1], cbar[S, 2] - o[2])
+        eS0, eS1, eS2 = _times(D, cbar[S, 0] - o[0], cbar[S, 1] - o[1], cbar[S, 2] - o[2])
+    upstream = False                # some DOF before k: without one, a does not change (k's subtree is everything)
+    for lo in range(k):
+        upstream = upstream or before_eq[lo, k]
+    if not upstream:
+        return -mc[S] * (g[0] * eS0 + g[1] * eS1 + g[2] * eS2)
+    # ΔI_S = Rot I_S Rotᵀ − I_S = D I_S + (D I_S)ᵀ + D I_S Dᵀ
+    mat_mul(D, Ic[S], DI)
+    for a in range(3):
+        for b in range(3):
+            dI[a, b] = DI[a, b] + DI[b, a] + DI[a, 0] * D[b, 0] + DI[a, 1] * D[b, 1] + DI[a, 2] * D[b, 2]
     for hi in range(n):
         turned = before_eq[k, hi]
         if not turned and not before_eq[hi, k]:
             continue                            # another branch: its composite does not hold k's subtree
         i = dof_link[hi] if turned else S
-        m, x0, x1, x2, I = mc[i], cbar[i, 0], cbar[i, 1], cbar[i, 2], Ic[i]
+        m, x0, x1, x2 = mc[i], cbar[i, 0], cbar[i, 1], cbar[i, 2]
         vh0, vh1, vh2, wh0, wh1, wh2 = _point_velocity(prismatic, axis, point, hi, x0, x1, x2)
-        L0 = I[0, 0] * wh0 + I[0, 1] * wh1 + I[0, 2] * wh2
-        L1 = I[1, 0] * wh0 + I[1, 1] * wh1 + I[1, 2] * wh2
-        L2 = I[2, 0] * wh0 + I[2, 1] * wh1 + I[2, 2] * wh2
         if turned:
+            I = Ic[i]
+            L0 = I[0, 0] * wh0 + I[0, 1] * wh1 + I[0, 2] * wh2
+            L1 = I[1, 0] * wh0 + I[1, 1] * wh1 + I[1, 2] * wh2
+            L2 = I[2, 0] * wh0 + I[2, 1] * wh1 + I[2, 2] * wh2
             if prismatic[k]:
                 e0, e1, e2 = eS0, eS1, eS2
             else:
-                e0, e1, e2 = _turned(z, s, w, x0 - o[0], x1 - o[1], x2 - o[2])
-            dv0, dv1, dv2 = _turned(z, s, w, vh0, vh1, vh2)
-            dL0, dL1, dL2 = _turned(z, s, w, L0, L1, L2)
+                e0, e1, e2 = _times(D, x0 - o[0], x1 - o[1], x2 - o[2])
+            dv0, dv1, dv2 = _times(D, vh0, vh1, vh2)
+            dL0, dL1, dL2 = _times(D, L0, L1, L2)
         else:
             e0, e1, e2 = eS0, eS1, eS2
             dv0, dv1, dv2 = wh1 * e2 - wh2 * e1, wh2 * e0 - wh0 * e2, wh0 * e1 - wh1 * e0
-            u0, u1, u2 = _turned(z, -s, w, wh0, wh1, wh2)          # Dᵀ ω_hi
-            Iu0 = I[0, 0] * u0 + I[0, 1] * u1 + I[0, 2] * u2
-            Iu1 = I[1, 0] * u0 + I[1, 1] * u1 + I[1, 2] * u2
-            Iu2 = I[2, 0] * u0 + I[2, 1] * u1 + I[2, 2] * u2
-            dL0, dL1, dL2 = _turned(z, s, w, L0 + Iu0, L1 + Iu1, L2 + Iu2)
-            dL0, dL1, dL2 = dL0 + Iu0, dL1 + Iu1, dL2 + Iu2
+            dL0, dL1, dL2 = _times(dI, wh0, wh1, wh2)
         W0, W1, W2 = vh0 + dv0, vh1 + dv1, vh2 + dv2
         P0, P1, P2 = m * dv0, m * dv1, m * dv2
         Q0 = m * (x1 * dv2 - x2 * dv1 + e1 * W2 - e2 * W1) + dL0
@@ -579,9 +597,9 @@ def _lagrangian_gradient(links, ref_R, gravity, xi, mc, h, velocity, momentum, r
 # inlined into rigid_body_terms (numba IR): a call would pass the Model and Data field by field per configuration
 @njit(allocates=False, inline="always")
 def _tree_terms(model, data, q, derivatives, only, M, dM, dV, rows, batch, gradient, rates, out_gradient,
-                gradient_rows):
-    """The tree's terms at one configuration q (n̄,) (mimic followers as free DOFs): a into M (n̄, n̄) (unless
-    ``only`` ≥ 0), ∂a/∂q into dM[batch] and ∂V/∂q into dV[batch] on the rows where rows[batch] (with
+                gradient_rows, matrix, edges):
+    """The tree's terms at one configuration q (n̄,) (mimic followers as free DOFs): a into M (n̄, n̄) (with
+    ``matrix``, unless ``only`` ≥ 0; with ``edges``, the composites about their CoMs all the same), ∂a/∂q into dM[batch] and ∂V/∂q into dV[batch] on the rows where rows[batch] (with
     ``derivatives``; ``only`` ≥ 0: row ``only`` alone, M not written; ``only`` = −2: every row, M not written);
     with ``gradient``, ∂/∂q [V − ½ uᵀ a w] for the rates (u, w) = ``rates`` (2, n̄) into out_gradient[batch] on
     the rows where gradient_rows[batch] (:func:`_lagrangian_gradient`); returns V(q). See :func:`rigid_body_terms`."""
@@ -622,8 +640,9 @@ def _tree_terms(model, data, q, derivatives, only, M, dM, dV, rows, batch, gradi
         _link_momenta(links, mass, inertia, R, c, xi, rates, data.link_velocity, data.link_momentum)
         _lagrangian_gradient(links, ref_R, gravity, xi, mc, h, data.link_velocity, data.link_momentum, rates,
                              gradient_rows[batch], data.rate_scratch, g, out_gradient[batch])
-    if only == -1:                          # the mass matrix (not needed for derivative rows alone)
+    if only == -1 and (matrix or edges):    # the mass matrix, the edge differences (not derivative rows alone)
         _composite_about_com(links, mass, inertia, R, c, mc, h, cbar, Ic, vectors)
+    if only == -1 and matrix:
         _mass_matrix(prismatic, axis, point, before_eq, dof_link, mc, cbar, Ic, M)
     if not derivatives:
         return energy
@@ -715,16 +734,16 @@ def _mirror(out):
 
 
 @njit(allocates=False)
-def _fold(model, data, batch, derivatives, only):
+def _fold(model, data, batch, derivatives, only, matrix):
     """The model's terms of configuration ``batch`` from the tree's (data.tree_*, at q̄ = S q + c): a = Sᵀ ā S,
     ∂a/∂q_j = Σ_k S_kj Sᵀ (∂ā/∂q̄_k) S, ∂V/∂q = Sᵀ ∂V̄/∂q̄ (:mod:`.mimic`; S has one nonzero per row, so each sum
-    is a scatter over the tree's indices). Upper triangles are summed and mirrored: a and ∂a/∂q_j stay exactly
-    symmetric."""
+    is a scatter over the tree's indices; a only with ``matrix``). Upper triangles are summed and mirrored: a and
+    ∂a/∂q_j stay exactly symmetric."""
     leader, multiplier = model.follower_leader, model.follower_multiplier
     M, dM, dV, rows = data.M[batch], data.dM, data.g, data.derivative_rows
     tM, tdM, tdV = data.tree_M[0], data.tree_dM, data.tree_g[0]
     n, t = M.shape[0], tM.shape[0]
-    if only < 0:
+    if only < 0 and matrix:
         _fold_into(n, leader, multiplier, tM, 1.0, M, True)
         _mirror(M)
     if not derivatives:
@@ -764,7 +783,7 @@ def _edges(model, data, batch, twists):
         data.edge_dV[batch, e] = _edge_difference(model.prismatic, data.dof_axis, data.dof_point, model.before_eq,
                                                   model.dof_link, data.composite_mass, data.composite_com,
                                                   data.composite_inertia, data.local_gravity, data.twist, k,
-                                                  data.edge_step[batch, e], tree)
+                                                  data.edge_step[batch, e], data.matrix_scratch, tree)
         if model.follower_leader.shape[0]:
             _fold_into(n, model.follower_leader, model.follower_multiplier, tree, 1.0, data.edge_dM[batch, e],
                        True)
@@ -779,7 +798,8 @@ def rigid_body_terms(model, data, q, derivatives, only=-1, gradient=False, first
 
     ``only`` = k ≥ 0: the derivatives with respect to q_k alone (dM[:, k] and g[:, k]) and V; M and the other
     derivatives are not written. Row k of configuration b is written only where ``data.derivative_rows[b, k]``
-    (a caller that needs fewer rows clears the others: each costs n² brackets and n inertia products).
+    (a caller that needs fewer rows clears the others: each costs n² brackets and n inertia products). M[b] is
+    written only where ``data.mass_wanted[b]`` (the discrete step's path vertices need only their edges').
 
     With ``gradient``, also ∂/∂q [V − ½ uᵀ a(q) w] into ``lagrangian_gradient`` (B, n) for the rates (u, w) in
     ``data.rates`` (2, n), on the rows where ``data.gradient_rows`` (a configuration with none costs nothing more):
@@ -807,10 +827,12 @@ def rigid_body_terms(model, data, q, derivatives, only=-1, gradient=False, first
         for k in range(n):
             wanted = wanted or (gradient and data.gradient_rows[batch, k])
             derive = derive or (derivatives and data.derivative_rows[batch, k] and (only < 0 or k == only))
+        matrix = data.mass_wanted[batch]
+        edges = data.edge_dof[batch, 0] >= 0 or data.edge_dof[batch, 1] >= 0
         if F == 0:
             V[batch] = _tree_terms(model, data, q[batch], derive, only, data.M[batch], data.dM, data.g,
                                    data.derivative_rows, batch, wanted, data.rates, data.lagrangian_gradient,
-                                   data.gradient_rows)
+                                   data.gradient_rows, matrix, edges)
             _edges(model, data, batch, derive or wanted)
             continue
         tq, rows = data.tree_q, data.tree_rows
@@ -828,8 +850,9 @@ def rigid_body_terms(model, data, q, derivatives, only=-1, gradient=False, first
             for k in range(n + F):
                 data.tree_gradient_rows[0, k] = data.gradient_rows[batch, _column(n, leader, k)]
         V[batch] = _tree_terms(model, data, tq, derive, tree_only, data.tree_M[0], data.tree_dM, data.tree_g,
-                               rows, 0, wanted, data.tree_rates, data.tree_gradient, data.tree_gradient_rows)
-        _fold(model, data, batch, derive, only)
+                               rows, 0, wanted, data.tree_rates, data.tree_gradient, data.tree_gradient_rows,
+                               matrix, edges)
+        _fold(model, data, batch, derive, only, matrix)
         _edges(model, data, batch, derive or wanted)
         if wanted:                                  # ∂f/∂q = Sᵀ ∂f̄/∂q̄
             _fold_vector(n, leader, multiplier, data.tree_gradient[0], data.gradient_rows[batch], -1,
