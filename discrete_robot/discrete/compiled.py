@@ -4,8 +4,9 @@ The same quantities as :meth:`DiscreteDynamicModel._terms` and ``_jacobian`` (wh
 equations; they remain the evaluation for any other LagrangianSystem), for a rigid-body system with a compiled
 model (:mod:`discrete_robot.model.compiled`): a(q) and V(q) at the vertices of the difference paths and, for
 the Jacobian, the gradient ∂/∂q [V − ½ q̇0ᵀ a q̇1] there (an O(n) recursion) and ∂a/∂q at q(k+1); the
-partial-difference quotients D_r a and D_r V: for a coordinate that turns or slides its subtree rigidly (every
-one but those that followers mimic and those that share a root link: ``Model.turned``) the difference of a and V
+partial-difference quotients D_r a and D_r V: with ``turned_differences`` (the compositions'), for a coordinate
+that turns or slides its subtree rigidly (every one but those that followers mimic and those that share a root
+link: ``Model.turned``) the difference of a and V
 between an edge's ends, computed at its end vertex by turning the subtree back
 (:func:`discrete_robot.model.compiled._edge_difference`, without the cancellation ε |a| / |Δq_r| of a(end) −
 a(start)), over Δq_r; for the others, Gauss–Legendre quadrature of the derivative on edges of at most
@@ -91,14 +92,16 @@ class Workspace(NamedTuple):
 
 
 def compile_model(arm: arm_compiled.Model, paths, small_step: float = SMALL_STEP, damping=None, friction=None,
-                  tol: float = 1e-14, max_iter: int = 50) -> Model:
+                  tol: float = 1e-14, max_iter: int = 50, turned_differences: bool = False) -> Model:
     """The discrete :class:`Model` of the compiled ``arm`` on the difference ``paths``
     (:class:`.partial_difference.DifferencePaths`); ``small_step`` (rad or m); the joints' ``damping`` and
-    ``friction`` (None: none); Newton's ``tol`` and ``max_iter`` (see :class:`.dynamic_model.DiscreteDynamicModel`)."""
+    ``friction`` (None: none); Newton's ``tol`` and ``max_iter``; ``turned_differences``: D_r a and D_r V by turning
+    each coordinate's subtree where it can (see :class:`.dynamic_model.DiscreteDynamicModel`)."""
     n = arm_compiled.model_dof(arm)
     link = arm.dof_link[:n]
     # arm_compiled._edge_difference's DOFs: not one that followers mimic, nor a root link's among others
-    turned = ~np.isin(np.arange(n), arm.follower_leader) & ~((arm.links[link, 0] < 0) & (arm.links[link, 2] > 1))
+    turned = (bool(turned_differences) & ~np.isin(np.arange(n), arm.follower_leader)
+              & ~((arm.links[link, 0] < 0) & (arm.links[link, 2] > 1)))
     return Model(arm=arm, position=np.ascontiguousarray(paths.position, dtype=np.int64),
                  moved=np.ascontiguousarray(paths.moved), nodes=GAUSS_NODES, weights=GAUSS_WEIGHTS,
                  small_step=float(small_step), tiny_step=TINY_STEP, turned=turned,

@@ -157,12 +157,16 @@ class DiscreteDynamicModel:
     (max |q̇| at k and k+1, or the velocity change the forces can cause); ``max_iter`` bounds the
     iterations; ``small_step`` (rad or m) is where D_r switches to the derivative form (the compiled kernel's
     turned coordinates need no switch: :mod:`.partial_difference`); ``dissipation``:
-    joint damping and friction (None = a conservative system).
+    joint damping and friction (None = a conservative system); ``turned_differences``: the compiled kernel takes
+    D_r a and D_r V by turning each coordinate's subtree, without the divided difference's cancellation ε|f|/|Δq_r|
+    (:mod:`.partial_difference`). The compositions of order 4 and 6 take it: their error reaches that round-off.
+    The second-order step keeps the divided difference, 5 – 15 % cheaper at 1 kHz, whose round-off lies far below
+    its own O(Δt²) error.
     """
 
     def __init__(self, system: LagrangianSystem, operator: PathOperator = PathOperator.SYMMETRIC,
                  tol: float = 1e-14, max_iter: int = 50, small_step: float = SMALL_STEP,
-                 dissipation: Dissipation | None = None):
+                 dissipation: Dissipation | None = None, turned_differences: bool = False):
         if not isinstance(system, LagrangianSystem):
             raise InputError(f"{type(system).__name__} does not implement the LagrangianSystem protocol")
         if not 0.0 < tol < 1e-3:
@@ -176,6 +180,7 @@ class DiscreteDynamicModel:
         self.tol = float(tol)
         self.max_iter = int(max_iter)
         self.small_step = float(small_step)
+        self.turned_differences = bool(turned_differences)
         if dissipation is not None and (dissipation.damping.shape != (system.dof,)
                                         or dissipation.friction.shape != (system.dof,)):
             raise InputError(f"dissipation: expected {system.dof} damping and friction values")
@@ -192,7 +197,7 @@ class DiscreteDynamicModel:
         self.compiled = None
         if isinstance(arm, arm_compiled.Model):
             self.compiled = compiled.compile_model(arm, self.paths, self.small_step, self.damping, self.friction,
-                                                   self.tol, self.max_iter)
+                                                   self.tol, self.max_iter, self.turned_differences)
         self._local = threading.local()          # one Data per thread: the kernels release the GIL
 
     def _entry_points(self) -> _EntryPoints:

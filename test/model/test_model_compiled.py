@@ -94,10 +94,12 @@ def test_derivatives_equal_central_differences_on_random_trees(seed):
 @pytest.mark.parametrize("seed", SEEDS[:2])
 @pytest.mark.parametrize("dt", [1e-3, 2e-2])
 @pytest.mark.parametrize("still", [(), (1, -2), (1, -2, -1)])
-def test_compiled_discrete_equations_equal_the_numpy_evaluation(seed, dt, still):
+@pytest.mark.parametrize("turned", [False, True])
+def test_compiled_discrete_equations_equal_the_numpy_evaluation(seed, dt, still, turned):
     """lhs, D_r a, D_r V and the Newton Jacobian at a candidate state, short steps (quadrature) and long ones;
     ``still``: coordinates that have not moved (Δq_r = 0: the kernel takes their edges' single point, numpy its
-    quadrature); the last one moves last on the forward path, so that path's vertex before q(k+1) is q(k+1)."""
+    quadrature); the last one moves last on the forward path, so that path's vertex before q(k+1) is q(k+1);
+    ``turned``: the kernel's differences of turned subtrees (the compositions') for numpy's divided ones."""
     system = random_arm(seed)
     reference = DiscreteDynamicModel(Uncompiled(system))
     rng = np.random.default_rng(seed)
@@ -105,7 +107,7 @@ def test_compiled_discrete_equations_equal_the_numpy_evaluation(seed, dt, still)
     q0, qd0, qd1 = rng.uniform(-1.0, 1.0, n), rng.normal(size=n), rng.normal(size=n)
     qd0[list(still)] = qd1[list(still)] = 0.0
     q1 = q0 + 0.5 * dt * (qd0 + qd1)
-    model = compiled_step.compile_model(system.compiled, reference.paths, SMALL_STEP)
+    model = compiled_step.compile_model(system.compiled, reference.paths, SMALL_STEP, turned_differences=turned)
     data = compiled_step.create_data(model)
     compiled_step.step_terms(model, data, q0, qd0, q1, qd1, dt, True)
     fast = {name: getattr(data, name) for name in ("lhs", "a1", "Da", "DV", "noise", "J")}
@@ -247,7 +249,7 @@ def test_edge_differences_equal_extended_precision_differences_on_random_trees(s
 
     system = random_arm(seed)
     arm, n = system.compiled, system.dof
-    turned = np.flatnonzero(compiled_step.compile_model(arm, DifferencePaths(n)).turned)
+    turned = np.flatnonzero(compiled_step.compile_model(arm, DifferencePaths(n), turned_differences=True).turned)
     assert arm.prismatic[turned].any() and (arm.links[arm.dof_link[turned], 2] > 1).any()
     data = arm_compiled.create_data(arm, 1, derivatives=False)
     eps = np.finfo(float).eps
