@@ -39,9 +39,10 @@ edges are shorter than 1e-3: with that threshold it was about a sixth of the 6-j
 The compositions of order 4 and 6 reach state errors below that round-off: over 1 s of the 6-joint
 arm, `discrete4`'s error stopped falling at 5e-8 (h = 0.3 ms) and rose to 7.9e-8 at 0.1 ms. So for
 them (``turned_differences``) the compiled kernel takes the difference of a and V along an edge
-without dividing two evaluations, for every coordinate that turns or slides a rigid subtree: it turns the subtree back from the edge's end
-(:func:`discrete_robot.model.compiled._edge_difference`, every term of its own size; 1.6e-10 at
-0.1 ms), and needs neither the threshold nor the quadrature there. The threshold and the quadrature
+without dividing two evaluations, for every coordinate that turns or slides a rigid subtree: it
+turns the subtree back from the edge's end (:func:`discrete_robot.model.compiled._edge_difference`,
+every term of its own size; 1.6e-10 at 0.1 ms), and needs neither the threshold nor the quadrature
+there. The threshold and the quadrature
 remain for the numpy evaluation and for the coordinates that mimic followers or a shared root link
 leave out (:mod:`.compiled`).
 """

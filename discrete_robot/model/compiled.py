@@ -476,10 +476,10 @@ def _edge_difference(prismatic, axis, point, before_eq, dof_link, mc, cbar, Ic, 
         m, x0, x1, x2 = mc[i], cbar[i, 0], cbar[i, 1], cbar[i, 2]
         vh0, vh1, vh2, wh0, wh1, wh2 = _point_velocity(prismatic, axis, point, hi, x0, x1, x2)
         if turned:
-            I = Ic[i]
-            L0 = I[0, 0] * wh0 + I[0, 1] * wh1 + I[0, 2] * wh2
-            L1 = I[1, 0] * wh0 + I[1, 1] * wh1 + I[1, 2] * wh2
-            L2 = I[2, 0] * wh0 + I[2, 1] * wh1 + I[2, 2] * wh2
+            Icom = Ic[i]
+            L0 = Icom[0, 0] * wh0 + Icom[0, 1] * wh1 + Icom[0, 2] * wh2
+            L1 = Icom[1, 0] * wh0 + Icom[1, 1] * wh1 + Icom[1, 2] * wh2
+            L2 = Icom[2, 0] * wh0 + Icom[2, 1] * wh1 + Icom[2, 2] * wh2
             if prismatic[k]:
                 e0, e1, e2 = eS0, eS1, eS2
             else:
@@ -599,10 +599,11 @@ def _lagrangian_gradient(links, ref_R, gravity, xi, mc, h, velocity, momentum, r
 def _tree_terms(model, data, q, derivatives, only, M, dM, dV, rows, batch, gradient, rates, out_gradient,
                 gradient_rows, matrix, edges):
     """The tree's terms at one configuration q (n̄,) (mimic followers as free DOFs): a into M (n̄, n̄) (with
-    ``matrix``, unless ``only`` ≥ 0; with ``edges``, the composites about their CoMs all the same), ∂a/∂q into dM[batch] and ∂V/∂q into dV[batch] on the rows where rows[batch] (with
-    ``derivatives``; ``only`` ≥ 0: row ``only`` alone, M not written; ``only`` = −2: every row, M not written);
-    with ``gradient``, ∂/∂q [V − ½ uᵀ a w] for the rates (u, w) = ``rates`` (2, n̄) into out_gradient[batch] on
-    the rows where gradient_rows[batch] (:func:`_lagrangian_gradient`); returns V(q). See :func:`rigid_body_terms`."""
+    ``matrix``, unless ``only`` ≥ 0; with ``edges``, the composites about their CoMs all the same), ∂a/∂q into
+    dM[batch] and ∂V/∂q into dV[batch] on the rows where rows[batch] (with ``derivatives``; ``only`` ≥ 0: row
+    ``only`` alone, M not written; ``only`` = −2: every row, M not written); with ``gradient``, ∂/∂q [V − ½ uᵀ a w]
+    for the rates (u, w) = ``rates`` (2, n̄) into out_gradient[batch] on the rows where gradient_rows[batch]
+    (:func:`_lagrangian_gradient`); returns V(q). See :func:`rigid_body_terms`."""
     links, mass, inertia, dof_link, prismatic = model.links, model.mass, model.inertia, model.dof_link, \
         model.prismatic
     before_eq, gravity = model.before_eq, model.gravity
