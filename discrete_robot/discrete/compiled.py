@@ -6,10 +6,9 @@ model (:mod:`discrete_robot.model.compiled`): a(q) and V(q) at the vertices of t
 the Jacobian, the gradient ∂/∂q [V − ½ q̇0ᵀ a q̇1] there (an O(n) recursion) and ∂a/∂q at q(k+1); the
 partial-difference quotients D_r a and D_r V: with ``turned_differences`` (the compositions'), for a coordinate
 that turns or slides its subtree rigidly (every one but those that followers mimic and those that share a root
-link: ``Model.turned``) the difference of a and V
-between an edge's ends, computed at its end vertex by turning the subtree back
-(:func:`discrete_robot.model.compiled._edge_difference`, without the cancellation ε |a| / |Δq_r| of a(end) −
-a(start)), over Δq_r; for the others, Gauss–Legendre quadrature of the derivative on edges of at most
+link: ``Model.turned``) the difference of a and V between an edge's ends, computed at its end vertex by turning
+the subtree back (:func:`discrete_robot.model.compiled._edge_difference`, without the cancellation ε |a| / |Δq_r|
+of a(end) − a(start)), over Δq_r; for the others, Gauss–Legendre quadrature of the derivative on edges of at most
 ``small_step`` (see :mod:`.partial_difference`) and the divided difference of the vertices' a and V on longer
 ones; an edge of length 0, a coordinate that has not moved, ends where it starts, and its quotient is the
 derivative there (the vertex is evaluated once, with that row); the
