@@ -118,11 +118,21 @@ def rotation_into(axis, angle, out):
 
 @njit(allocates=False)
 def rotation_from_sine_into(axis, s, v, out):
-    """:func:`rotation_into` from s = sin θ and v = 1 − cos θ (a caller that has them already)."""
+    """:func:`rotation_into` from s = sin θ and v = 1 − cos θ (a caller that has them already): E + the turn
+    (:func:`turn_from_sine_into`; 1 + (−x) is 1 − x, bit for bit)."""
+    turn_from_sine_into(axis, s, v, out)
+    for i in range(3):
+        out[i, i] += 1.0
+
+
+@njit(allocates=False)
+def turn_from_sine_into(axis, s, v, out):
+    """Rot(axis, θ) − E = s [a]ₓ + v [a]ₓ² (s = sin θ, v = 1 − cos θ, unit axis) into ``out`` (3×3): how far each
+    vector turns, every entry of the size of θ (no 1 − 1 on the diagonal to cancel)."""
     x, y, z = axis[0], axis[1], axis[2]
-    out[0, 0], out[0, 1], out[0, 2] = 1.0 - v * (y * y + z * z), -s * z + v * x * y, s * y + v * x * z
-    out[1, 0], out[1, 1], out[1, 2] = s * z + v * x * y, 1.0 - v * (x * x + z * z), -s * x + v * y * z
-    out[2, 0], out[2, 1], out[2, 2] = -s * y + v * x * z, s * x + v * y * z, 1.0 - v * (x * x + y * y)
+    out[0, 0], out[0, 1], out[0, 2] = -v * (y * y + z * z), -s * z + v * x * y, s * y + v * x * z
+    out[1, 0], out[1, 1], out[1, 2] = s * z + v * x * y, -v * (x * x + z * z), -s * x + v * y * z
+    out[2, 0], out[2, 1], out[2, 2] = -s * y + v * x * z, s * x + v * y * z, -v * (x * x + y * y)
 
 
 @njit

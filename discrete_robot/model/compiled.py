@@ -63,6 +63,7 @@ from discrete_robot.geometry3d import (
     mat_vec,
     matrix_copy_into,
     rotation_from_sine_into,
+    turn_from_sine_into,
 )
 from discrete_robot.jit import Binding, bind, njit
 from discrete_robot.model import mimic
@@ -359,40 +360,6 @@ def _composite_about_com(links, mass, inertia, R, c, mc, h, cbar, Ic, vectors):
 
 
 @njit(allocates=False)
-def _mass_matrix(prismatic, axis, point, before_eq, dof_link, mc, cbar, Ic, out):
-    """a (n, n) into ``out``: a_lo,hi = m v_lo(c̄)·v_hi(c̄) + ω_loᵀ I ω_hi for DOF lo before-or-equal DOF hi, with
-    (m, c̄, I about c̄) the composite of hi's link and v_k(x) = z_k × (x − o_k) (revolute; z_k, ω_k = 0 when
-    prismatic) the velocity of the point x under DOF k's unit rate; 0 for DOFs on different branches."""
-    n = out.shape[0]
-    out[...] = 0.0
-    for hi in range(n):
-        i = dof_link[hi]
-        m, x0, x1, x2 = mc[i], cbar[i, 0], cbar[i, 1], cbar[i, 2]
-        z0, z1, z2 = axis[hi, 0], axis[hi, 1], axis[hi, 2]
-        if prismatic[hi]:
-            v0, v1, v2 = z0, z1, z2
-            w0 = w1 = w2 = 0.0
-        else:
-            d0, d1, d2 = x0 - point[hi, 0], x1 - point[hi, 1], x2 - point[hi, 2]
-            v0, v1, v2 = z1 * d2 - z2 * d1, z2 * d0 - z0 * d2, z0 * d1 - z1 * d0
-            w0 = Ic[i, 0, 0] * z0 + Ic[i, 0, 1] * z1 + Ic[i, 0, 2] * z2      # I ω_hi
-            w1 = Ic[i, 1, 0] * z0 + Ic[i, 1, 1] * z1 + Ic[i, 1, 2] * z2
-            w2 = Ic[i, 2, 0] * z0 + Ic[i, 2, 1] * z1 + Ic[i, 2, 2] * z2
-        for lo in range(n):
-            if not before_eq[lo, hi]:
-                continue            # another branch, or lo after hi: that pair is (hi, lo)
-            a0, a1, a2 = axis[lo, 0], axis[lo, 1], axis[lo, 2]
-            if prismatic[lo]:
-                value = m * (a0 * v0 + a1 * v1 + a2 * v2)
-            else:
-                d0, d1, d2 = x0 - point[lo, 0], x1 - point[lo, 1], x2 - point[lo, 2]
-                value = (m * ((a1 * d2 - a2 * d1) * v0 + (a2 * d0 - a0 * d2) * v1 + (a0 * d1 - a1 * d0) * v2)
-                         + a0 * w0 + a1 * w1 + a2 * w2)
-            out[lo, hi] = value
-            out[hi, lo] = value
-
-
-@njit(allocates=False)
 def _times(A, x0, x1, x2):
     """A x for a 3×3 A."""
     return (A[0, 0] * x0 + A[0, 1] * x1 + A[0, 2] * x2, A[1, 0] * x0 + A[1, 1] * x1 + A[1, 2] * x2,
@@ -408,6 +375,29 @@ def _point_velocity(prismatic, axis, point, j, x0, x1, x2):
         return z[0], z[1], z[2], 0.0, 0.0, 0.0
     d0, d1, d2 = x0 - point[j, 0], x1 - point[j, 1], x2 - point[j, 2]
     return z[1] * d2 - z[2] * d1, z[2] * d0 - z[0] * d2, z[0] * d1 - z[1] * d0, z[0], z[1], z[2]
+
+
+@njit(allocates=False)
+def _mass_matrix(prismatic, axis, point, before_eq, dof_link, mc, cbar, Ic, out):
+    """a (n, n) into ``out``: a_lo,hi = m v_lo(c̄)·v_hi(c̄) + ω_loᵀ I ω_hi for DOF lo before-or-equal DOF hi, with
+    (m, c̄, I about c̄) the composite of hi's link and v_k(x) = z_k × (x − o_k) (revolute; z_k, ω_k = 0 when
+    prismatic) the velocity of the point x under DOF k's unit rate; 0 for DOFs on different branches."""
+    n = out.shape[0]
+    out[...] = 0.0
+    for hi in range(n):
+        i = dof_link[hi]
+        m, x0, x1, x2 = mc[i], cbar[i, 0], cbar[i, 1], cbar[i, 2]
+        v0, v1, v2, z0, z1, z2 = _point_velocity(prismatic, axis, point, hi, x0, x1, x2)
+        w0, w1, w2 = _times(Ic[i], z0, z1, z2)         # I ω_hi
+        for lo in range(n):
+            if not before_eq[lo, hi]:
+                continue            # another branch, or lo after hi: that pair is (hi, lo)
+            u0, u1, u2, a0, a1, a2 = _point_velocity(prismatic, axis, point, lo, x0, x1, x2)
+            value = m * (u0 * v0 + u1 * v1 + u2 * v2)
+            if not prismatic[lo]:
+                value = value + a0 * w0 + a1 * w1 + a2 * w2
+            out[lo, hi] = value
+            out[hi, lo] = value
 
 
 @njit(allocates=False)
@@ -442,27 +432,19 @@ def _edge_difference(prismatic, axis, point, before_eq, dof_link, mc, cbar, Ic, 
     if not prismatic[k]:
         half = math.sin(0.5 * delta)
         s, w = math.sin(delta), 2.0 * half * half       # 1 − cos δ without its cancellation
-    # D = s K + w K² = s ẑ + w (z zᵀ − E) (0 for a slide): each entry of the size of δ, none a difference
     D, DI, dI = scratch[0], scratch[1], scratch[2]
-    for a in range(3):
-        for b in range(3):
-            D[a, b] = w * (z[a] * z[b] - (1.0 if a == b else 0.0))
-    D[0, 1] -= s * z[2]
-    D[0, 2] += s * z[1]
-    D[1, 0] += s * z[2]
-    D[1, 2] -= s * z[0]
-    D[2, 0] -= s * z[1]
-    D[2, 1] += s * z[0]
+    turn_from_sine_into(z, s, w, D)                     # 0 for a slide
     S = dof_link[k]
     if prismatic[k]:
         eS0, eS1, eS2 = delta * z[0], delta * z[1], delta * z[2]
     else:
         eS0, eS1, eS2 = _times(D, cbar[S, 0] - o[0], cbar[S, 1] - o[1], cbar[S, 2] - o[2])
+    dV = -mc[S] * (g[0] * eS0 + g[1] * eS1 + g[2] * eS2)
     upstream = False                # some DOF before k: without one, a does not change (k's subtree is everything)
     for lo in range(k):
         upstream = upstream or before_eq[lo, k]
     if not upstream:
-        return -mc[S] * (g[0] * eS0 + g[1] * eS1 + g[2] * eS2)
+        return dV
     # ΔI_S = Rot I_S Rotᵀ − I_S = D I_S + (D I_S)ᵀ + D I_S Dᵀ
     mat_mul(D, Ic[S], DI)
     for a in range(3):
@@ -502,7 +484,7 @@ def _edge_difference(prismatic, axis, point, before_eq, dof_link, mc, cbar, Ic, 
             value = t[0] * P0 + t[1] * P1 + t[2] * P2 + t[3] * Q0 + t[4] * Q1 + t[5] * Q2
             out[lo, hi] = value
             out[hi, lo] = value
-    return -mc[S] * (g[0] * eS0 + g[1] * eS1 + g[2] * eS2)
+    return dV
 
 
 @njit(allocates=False)
