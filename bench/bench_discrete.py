@@ -22,6 +22,7 @@
    apart (q(k+1) = q(k) + Δq rounds Δq by ε|q|, and the joints wind up to hundreds of radians) and a(q) was
    summed about each composite's own CoM (about the base, the wrist's entries carried 2000 of their own ε,
    which at its 80–150 rad/s dominated): 8.9e-12 (arm) and 3.5e-12 (planar) before, about 5e-13 after.
+   The same with discrete4 on the 6-joint arm and the UR5 (5·10⁵ sub-steps, a fifth of them backwards).
 4. Step time against the number of joints: planar n-link chains (uniform 0.5 m, 1 kg rods) built with
    model_from_dict for n = 2 … 30, CPU time per discrete step (mean of a few steps from a bent, moving state).
    ratio = time per step at n = 30 / at n = 2; the fitted exponent p of time ∝ n^p is reported too.
@@ -36,6 +37,7 @@ from discrete_robot.discrete.dynamic_model import DiscreteDynamicModel
 from discrete_robot.discrete.simulation import FixedStepSimulation
 from discrete_robot.model.description import load_model, model_from_dict, package_config_path
 from discrete_robot.model.dynamics import RigidBodySystem
+from discrete_robot.model.example_robots import example_robot_path
 from discrete_robot.model.lagrangian import accelerations, total_energy
 from discrete_robot.model.urdf import to_urdf
 from discrete_robot.variational.comparison import run_rk45_for_cpu_time
@@ -185,12 +187,12 @@ def _mujoco_comparison(filename: str, steps: int = 200) -> dict:
             "relative_energy_change_over_timed_steps": energy_change, "timed_steps": REPEATS * steps}
 
 
-def _long_run_energy(filename: str, steps: int = 100_000) -> dict:
-    """T + V over 10⁵ steps of 1 ms (100 s) from the 1 kHz comparison's start, zero torque: the largest relative
-    change seen (checked every 1000 steps) and at the end, and the Newton iterations per step."""
-    model = load_model(package_config_path(filename))
+def _long_run_energy(model, kind: str = "discrete", steps: int = 100_000) -> dict:
+    """T + V over 10⁵ steps of 1 ms (100 s) of the integrator ``kind`` from the 1 kHz comparison's start, zero
+    torque: the largest relative change seen (checked every 1000 steps) and at the end, and the Newton iterations
+    per step."""
     n = model.dof
-    simulation = FixedStepSimulation(RigidBodySystem(model), "discrete", 1e-3, model.initial_positions + 0.3,
+    simulation = FixedStepSimulation(RigidBodySystem(model), kind, 1e-3, model.initial_positions + 0.3,
                                      np.linspace(0.5, -0.5, n))
     zero = np.zeros(n)
     e0 = simulation.energy()
@@ -198,8 +200,10 @@ def _long_run_energy(filename: str, steps: int = 100_000) -> dict:
     for _ in range(steps // 1000):
         simulation.step(1000, zero)
         largest = max(largest, abs(simulation.energy() - e0) / abs(e0))
-    return {"name": f"T + V over 1e5 steps of 1 ms, {model.name}", "ratio": largest, "unit": "relative energy change",
-            "baseline": "T + V at the start", "final_relative_change": abs(simulation.energy() - e0) / abs(e0),
+    label = "" if kind == "discrete" else f", {kind}"
+    return {"name": f"T + V over 1e5 steps of 1 ms, {model.name}{label}", "ratio": largest,
+            "unit": "relative energy change", "baseline": "T + V at the start",
+            "final_relative_change": abs(simulation.energy() - e0) / abs(e0),
             "newton_iterations_per_step": simulation.newton_iterations / steps, "steps": steps}
 
 
@@ -209,8 +213,10 @@ def run() -> list[dict]:
                            0.05, 100_000),
         _mujoco_comparison("arm_6dof.yaml"),
         _mujoco_comparison("planar_2link.yaml"),
-        _long_run_energy("arm_6dof.yaml"),
-        _long_run_energy("planar_2link.yaml"),
+        _long_run_energy(load_model(package_config_path("arm_6dof.yaml"))),
+        _long_run_energy(load_model(package_config_path("planar_2link.yaml"))),
+        _long_run_energy(load_model(package_config_path("arm_6dof.yaml")), "discrete4"),
+        _long_run_energy(load_model(example_robot_path("ur5")), "discrete4"),
         _scaling(),
     ]
 

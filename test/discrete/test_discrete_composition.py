@@ -80,19 +80,19 @@ def test_discrete6_converges_at_order_6_on_the_arm(capsys, tmp_path):
 
 
 def test_discrete4_keeps_the_energy_of_the_arm_and_the_ur5_to_round_off(robot):
-    """T + V within 1e-12 relative over 10⁴ steps of 1 ms (5·10⁴ sub-steps, a fifth of them backwards), no
-    damping or limits; the 10⁵ steps of the issue are in bench_work_precision's drift column."""
+    """The issue's case: T + V within 1e-12 of |E₀| over 10⁵ steps of 1 ms (5·10⁵ sub-steps, a fifth of them
+    backwards) from bench_work_precision's start, no damping or limits. Newton runs each sub-step to its round-off
+    floor: stopped at the second-order step's tolerance, the arm's T + V fell steadily, by 2.4e-12 of |E₀|."""
     system = RigidBodySystem(robot)
     simulation = FixedStepSimulation(system, "discrete4", 1e-3, robot.initial_positions + 0.3,
-                                     np.linspace(2.0, -2.0, robot.dof))
+                                     np.linspace(0.5, -0.5, robot.dof))
     start, energies, kinetic = simulation.energy(), [], []
     for _ in range(100):
-        simulation.step(100, np.zeros(robot.dof))
+        simulation.step(1000, np.zeros(robot.dof))
         energies.append(simulation.energy())
         kinetic.append(kinetic_energy(system, simulation.q, simulation.qd))
-    scale = max(abs(start), max(kinetic))        # the energy the motion exchanges (as `discrete simulate`)
-    assert np.ptp(kinetic) > 0.1 * scale          # it does exchange it
-    assert np.abs(np.array(energies) - start).max() < 1e-12 * scale
+    assert np.ptp(kinetic) > 0.1 * abs(start)     # the motion exchanges T and V
+    assert np.abs(np.array(energies) - start).max() < 1e-12 * abs(start)
 
 
 def test_damping_and_friction_take_exactly_the_energy_accounted_over_the_sub_steps():
