@@ -9,6 +9,7 @@ reason.
 """
 
 import os
+import signal
 import tempfile
 import time
 from pathlib import Path
@@ -38,6 +39,12 @@ def ros_domain_id(environ=os.environ, pid: int | None = None, parent_pid: int | 
 
 
 os.environ["ROS_DOMAIN_ID"] = str(ros_domain_id())
+# A suite started in the background by a script (`make test &`, nohup) inherits SIGINT ignored, and so would every
+# process a test starts. Python installs its KeyboardInterrupt over a default SIGINT only, so the commands that
+# rely on it (`sweep run`) ignored the tests' Ctrl-C. The test processes take the default back: their children
+# start with it (a handler, unlike an ignored signal, is reset by exec).
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 os.environ.setdefault("RMW_IMPLEMENTATION", "rmw_fastrtps_cpp")
 os.environ["AMENT_PREFIX_PATH"] = os.pathsep.join(
     p for p in (str(VENV), os.environ.get("AMENT_PREFIX_PATH", "")) if p)
