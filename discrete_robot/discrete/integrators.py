@@ -37,11 +37,12 @@ from discrete_robot.variational.midpoint import MidpointVariationalIntegrator
 RK45_RTOL = 1e-10
 RK45_ATOL = 1e-12
 _DISCRETE_ORDERS = {IntegratorKind.DISCRETE: 2, IntegratorKind.DISCRETE4: 4, IntegratorKind.DISCRETE6: 6}
-#: Newton's tolerance in the compositions' sub-steps, below ε: each stops at its round-off floor. Newton's stop is
-#: relative to the fastest joint, and at the second-order step's 1e-14 the error it left, about 1e-17 of that
-#: velocity, had one sign: T + V fell steadily, by 2.4e-12 over 10⁵ steps of the 6-joint arm at 1 ms (at 1e-16 by
-#: 2.3e-12, at 1e-17 by 6.3e-13), against 1.9e-13 here for 2.19 iterations per sub-step instead of 2.00 (2.00 at
-#: h ≤ 0.3 ms). The second-order step's own error, O(Δt²), dwarfs its drift.
+#: Newton's tolerance in the compositions' sub-steps, below ε: each stops at its round-off floor (Newton's stall
+#: test). Newton's stop is relative to the fastest joint, and at the second-order step's 1e-14 the error it left,
+#: about 1e-17 of that velocity, had one sign: over 10⁵ steps of 1 ms the 6-joint arm's T + V fell steadily, by
+#: 2.4e-12 of |E(0)| (at 1e-16 by 2.3e-12, at 1e-17 by 6.3e-13), against 1.9e-13 here, for 2.19 Newton iterations
+#: per sub-step instead of 2.00 at h = 1 ms (2.00 at h ≤ 0.3 ms). The second-order step keeps NEWTON_TOL: its own
+#: error, O(Δt²), dwarfs that drift.
 COMPOSITION_TOL = 1e-18
 
 
