@@ -91,7 +91,7 @@ class Workspace(NamedTuple):
 
 
 def compile_model(arm: arm_compiled.Model, paths, small_step: float = SMALL_STEP, damping=None, friction=None,
-                  tol: float = 1e-14, max_iter: int = 50, turned_differences: bool = False) -> Model:
+                  tol: float = newton.DEFAULT_TOL, max_iter: int = 50, turned_differences: bool = False) -> Model:
     """The discrete :class:`Model` of the compiled ``arm`` on the difference ``paths``
     (:class:`.partial_difference.DifferencePaths`); ``small_step`` (rad or m); the joints' ``damping`` and
     ``friction`` (None: none); Newton's ``tol`` and ``max_iter``; ``turned_differences``: D_r a and D_r V by turning

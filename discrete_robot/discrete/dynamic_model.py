@@ -64,8 +64,6 @@ from discrete_robot.validation import positive_step
 LOGGER = logging.getLogger(__name__)
 
 _EPS = np.finfo(float).eps
-#: Newton's relative tolerance for a step, by default
-NEWTON_TOL = 1e-14
 _WHOLE_STEP = np.ones(1)         # held_steps' fractions of a plain step
 
 
@@ -167,7 +165,7 @@ class DiscreteDynamicModel:
     """
 
     def __init__(self, system: LagrangianSystem, operator: PathOperator = PathOperator.SYMMETRIC,
-                 tol: float = NEWTON_TOL, max_iter: int = 50, small_step: float = SMALL_STEP,
+                 tol: float = newton.DEFAULT_TOL, max_iter: int = 50, small_step: float = SMALL_STEP,
                  dissipation: Dissipation | None = None, turned_differences: bool = False):
         if not isinstance(system, LagrangianSystem):
             raise InputError(f"{type(system).__name__} does not implement the LagrangianSystem protocol")

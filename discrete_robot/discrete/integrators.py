@@ -25,7 +25,7 @@ import numpy as np
 from discrete_robot.composition import FRACTIONS
 from discrete_robot.discrete import IntegratorKind, newton
 from discrete_robot.discrete.dissipation import Dissipation
-from discrete_robot.discrete.dynamic_model import NEWTON_TOL, DiscreteDynamicModel
+from discrete_robot.discrete.dynamic_model import DiscreteDynamicModel
 from discrete_robot.discrete.partial_difference import PathOperator
 from discrete_robot.errors import ConvergenceError, InputError
 from discrete_robot.model.branches import branches
@@ -41,8 +41,8 @@ _DISCRETE_ORDERS = {IntegratorKind.DISCRETE: 2, IntegratorKind.DISCRETE4: 4, Int
 #: test). Newton's stop is relative to the fastest joint, and at the second-order step's 1e-14 the error it left,
 #: about 1e-17 of that velocity, had one sign: over 10⁵ steps of 1 ms the 6-joint arm's T + V fell steadily, by
 #: 2.4e-12 of |E(0)| (at 1e-16 by 2.3e-12, at 1e-17 by 6.3e-13), against 1.9e-13 here, for 2.19 Newton iterations
-#: per sub-step instead of 2.00 at h = 1 ms (2.00 at h ≤ 0.3 ms). The second-order step keeps NEWTON_TOL: its own
-#: error, O(Δt²), dwarfs that drift.
+#: per sub-step instead of 2.00 at h = 1 ms (2.00 at h ≤ 0.3 ms). The second-order step keeps newton.DEFAULT_TOL: its
+#: own error, O(Δt²), dwarfs that drift.
 COMPOSITION_TOL = 1e-18
 
 
@@ -72,9 +72,10 @@ class DiscreteStepper:
                  dissipation: Dissipation | None = None, order: int = 2):
         if order not in FRACTIONS:
             raise InputError(f"order must be one of {sorted(FRACTIONS)}, got {order!r}")
-        # the compositions reach the divided differences' round-off; the second-order step does not (1 kHz cost)
+        # the compositions reach round-off, so they take the turned differences and Newton to its floor; the
+        # second-order step's O(Δt²) error does not (and its 1 kHz step stays cheaper)
         composed = order > 2
-        self.model = DiscreteDynamicModel(system, operator, COMPOSITION_TOL if composed else NEWTON_TOL,
+        self.model = DiscreteDynamicModel(system, operator, COMPOSITION_TOL if composed else newton.DEFAULT_TOL,
                                           dissipation=dissipation, turned_differences=composed)
         self.fractions = FRACTIONS[order]
         self.iterations = 0

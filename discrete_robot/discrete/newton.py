@@ -44,6 +44,8 @@ OK, NON_FINITE_JACOBIAN, NON_FINITE_VELOCITY, DIVERGING, NOT_CONVERGED, SINGULAR
 FLOOR_FACTOR = 10.0
 #: Newton refreshes its Jacobian while the update exceeds this (relative); below, chord steps converge as fast
 CHORD_UPDATE = 1e-4
+#: Newton's relative tolerance for a step, by default (the compositions' is :data:`.integrators.COMPOSITION_TOL`)
+DEFAULT_TOL = 1e-14
 _EPS = np.finfo(float).eps
 _TINY = np.finfo(float).tiny
 TWO_PI = 2.0 * np.pi
