@@ -136,6 +136,17 @@ class RosSession:
         return future.result()
 
     def close(self) -> None:
+        """Release the session: its action clients, node and context, so its DDS participant is gone on return.
+
+        ``Node.destroy_node`` does not destroy action clients, and one left alive keeps the node, and the
+        participant under it, until the interpreter's own teardown: `experiment plan-execute` once printed its
+        summary and then did not exit for 600 s. rclpy's destroy_node destroys its entities eagerly for the same
+        kind of hang at teardown (rclpy/node.py, ros2/build_cop#248).
+        """
+        for client in self._clients.values():
+            if isinstance(client, ActionClient):
+                client.destroy()
         self.executor.shutdown()
         self.node.destroy_node()
         rclpy.try_shutdown(context=self.context)
+        self.context.destroy()

@@ -1,0 +1,31 @@
+"""RosSession, the client side of the experiments and of these tests: what it leaves behind when closed."""
+
+import pytest
+
+
+@pytest.mark.ros
+def test_a_closed_session_leaves_the_graph_though_it_made_action_and_service_clients(ros):
+    """close() releases the node (and the DDS participant under it) at once, action clients included.
+
+    An rclpy ActionClient is not destroyed with its node and keeps the node alive: before close() destroyed the
+    session's action clients, the node stayed in the graph until the interpreter's teardown, and
+    `experiment plan-execute` once did not exit after printing its summary."""
+    from control_msgs.action import FollowJointTrajectory
+    from std_srvs.srv import Trigger
+
+    from discrete_robot.ros.session import RosSession, RosTimeoutError
+
+    session = RosSession("closing_session")
+    name = session.node.get_name()
+    with pytest.raises(RosTimeoutError):
+        session.send_goal(FollowJointTrajectory, "closing_session/no_action", FollowJointTrajectory.Goal(),
+                          timeout=0.1)
+    with pytest.raises(RosTimeoutError):
+        session.call(Trigger, "closing_session/no_service", Trigger.Request(), timeout=0.1)
+
+    def in_graph() -> bool:
+        return name in ros.node.get_node_names()
+
+    assert ros.spin_until(in_graph, 30.0), f"{name} never appeared in the graph"
+    session.close()
+    assert ros.spin_until(lambda: not in_graph(), 30.0), f"{name} is still in the graph after close()"
