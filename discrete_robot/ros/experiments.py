@@ -95,9 +95,16 @@ def plan_execute(session: RosSession, output_dir: Path, progress: tqdm) -> dict:
     max_effort = [TORQUE_MARGIN * limit for limit in urdf_effort_limits(urdf, names)]
     settle = FollowJointTrajectory.Goal(trajectory=JointTrajectory(joint_names=names,
                                                                    points=[_point(PLAN_START, SETTLE_TIME)]))
-    _execute(session, settle, SETTLE_TIME + MAX_OVERTIME)
     states = []
     subscription = session.node.create_subscription(JointState, "joint_states", states.append, 10)
+    _execute(session, settle, SETTLE_TIME + MAX_OVERTIME)
+    # DDS matches a new subscription some time after it is made (a discovery heartbeat later when a packet is lost
+    # on a busy machine). Made after the settling, it can miss the execution's start or all of it: one run under
+    # load recorded a successful execution and then failed without a result, as an empty list of states makes it.
+    # Made before and heard from, it has every state of the execution.
+    if not session.spin_until(lambda: states, 20.0):
+        raise ExperimentError("no joint_states reached the experiment within 20 s of the arm settling")
+    states.clear()
     request = PlanTrajectory.Request(joint_names=names, waypoints=[_point(PLAN_GOAL)], max_effort=max_effort,
                                      method="min_time", execute=True)
     deadline = time.monotonic() + PLANNER_STATE_WAIT
