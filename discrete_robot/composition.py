@@ -15,9 +15,6 @@ from collections.abc import Callable
 
 import numpy as np
 
-_CUBE_ROOT_2 = 2.0 ** (1.0 / 3.0)
-#: the triple jump, order 4
-TRIPLE_JUMP = np.array([1.0, -_CUBE_ROOT_2, 1.0]) / (2.0 - _CUBE_ROOT_2)
 _KAHAN_LI = [0.39216144400731413927925056, 0.33259913678935943859974864, -0.70624617255763935980996482,
              0.08221359629355080023149045]
 #: Kahan & Li's s9odr6a, order 6

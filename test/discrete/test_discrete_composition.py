@@ -1,5 +1,6 @@
-"""discrete4 and discrete6: the discrete model's step is symmetric, so its compositions (triple jump, Kahan & Li's
-nine stages) converge at orders 4 and 6 and keep T + V to round-off, and dissipation is accounted over sub-steps."""
+"""discrete4 and discrete6: the discrete model's step is symmetric, so its compositions (Suzuki's five stages,
+Kahan & Li's nine) converge at orders 4 and 6 and keep T + V to round-off, and dissipation is accounted over
+sub-steps."""
 
 import json
 

@@ -293,7 +293,7 @@ def test_the_midpoint_step_is_symmetric():
 
 @pytest.mark.parametrize(("order", "T", "steps"), [(4, 1.0, (20, 40, 80)), (6, 3.0, (48, 96, 192))])
 def test_compositions_converge_at_orders_4_and_6(order, T, steps):
-    """The triple jump and Kahan & Li's nine stages of the midpoint step, forced, against DOP853 at 1e-13 (in their
+    """Suzuki's five stages and Kahan & Li's nine of the midpoint step, forced, against DOP853 at 1e-13 (in their
     asymptotic range: the sixth order's error at 24 steps over 3 s is that of 48)."""
     system, q0, qd0, force = DoublePendulum(), np.array([1.0, 0.2]), np.array([0.0, 1.0]), np.array([0.8, -0.3])
     reference = solve_ivp(euler_lagrange_rhs(system, force), (0.0, T), np.concatenate([q0, qd0]), method="DOP853",
