@@ -76,3 +76,22 @@ def test_the_demo_summary_is_one_line_per_experiment_and_says_what_to_open():
     assert [line.split()[0] for line in lines[:4]] == list(experiments)
     assert len(lines) <= 8 and lines[4].startswith("results: /r")
     assert "experiments.mcap" in "\n".join(lines[4:])
+
+
+@pytest.mark.parametrize("after_s", [0.1, 0.25, 0.5, 1.0])
+def test_ctrl_c_that_no_command_catches_ends_the_process_by_the_signal_in_one_line(after_s, tmp_path):
+    """SIGINT ``after_s`` into `discrete simulate`: while the modules load (up to ~0.6 s here, longer under load)
+    or during a run, which lets Ctrl-C end it. The process ends by SIGINT, as Python ends on an uncaught
+    KeyboardInterrupt, and says so in one line, where it printed a traceback of whatever it was importing."""
+    import signal
+    import time
+
+    command = [sys.executable, "-m", "discrete_robot", "discrete", "simulate", "--model", "config/arm_6dof.yaml",
+               "--steps", "100000000", "--output-dir", str(tmp_path)]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(after_s)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=120)
+    assert process.returncode == -signal.SIGINT, err
+    assert "Traceback" not in err, err
+    assert err.strip() in ("", "interrupted"), err
