@@ -17,7 +17,7 @@ except KeyboardInterrupt:
     sys.stderr.flush()
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     os.kill(os.getpid(), signal.SIGINT)
-    raise SystemExit(130) from None     # SIGINT blocked: the status it would have given, as CPython falls back to
+    raise SystemExit(130) from None     # only where SIGINT is blocked: its shell status, CPython's fallback too
 if cli.interrupted_run:
     # Ctrl-C: the summary is written and the sweep's Ray processes are stopped. The interpreter's own teardown
     # (Ray's exit hooks, which talk to the cluster) took 0.3-1.2 s more on a loaded machine, past the 2 s a stop
