@@ -26,6 +26,7 @@ def test_a_closed_session_leaves_the_graph_though_it_made_action_and_service_cli
     def in_graph() -> bool:
         return name in ros.node.get_node_names()
 
-    assert ros.spin_until(in_graph, 30.0), f"{name} never appeared in the graph"
+    assert ros.spin_until(in_graph, 60.0), f"{name} never appeared in the graph"
     session.close()
-    assert ros.spin_until(lambda: not in_graph(), 30.0), f"{name} is still in the graph after close()"
+    # ~0.1 s here; 60 s, as the harness waits for a message, because a busy machine delays discovery
+    assert ros.spin_until(lambda: not in_graph(), 60.0), f"{name} is still in the graph after close()"
