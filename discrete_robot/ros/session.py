@@ -10,7 +10,7 @@ import os
 import time
 
 import rclpy
-from rclpy.action import ActionClient
+from rclpy.action import ActionClient, ActionServer
 from rclpy.executors import SingleThreadedExecutor
 
 #: time a new client waits after finding its service, for the server to discover the client in turn, s
@@ -136,16 +136,17 @@ class RosSession:
         return future.result()
 
     def close(self) -> None:
-        """Release the session: its action clients, node and context, so its DDS participant is gone on return.
+        """Release the session: the action clients and servers made on its node (here or by a caller), the node
+        and the context, so its DDS participant is gone on return.
 
-        ``Node.destroy_node`` does not destroy action clients, and one left alive keeps the node, and the
-        participant under it, until the interpreter's own teardown: `experiment plan-execute` once printed its
-        summary and then did not exit for 600 s. rclpy's destroy_node destroys its entities eagerly for the same
-        kind of hang at teardown (rclpy/node.py, ros2/build_cop#248).
+        ``Node.destroy_node`` does not destroy actions, and one left alive keeps the node, and the participant
+        under it, until the interpreter's own teardown: `experiment plan-execute` once printed its summary and
+        then did not exit for 600 s. rclpy's destroy_node destroys its entities eagerly for the same kind of hang
+        at teardown (rclpy/node.py, ros2/build_cop#248).
         """
-        for client in self._clients.values():
-            if isinstance(client, ActionClient):
-                client.destroy()
+        for waitable in list(self.node.waitables):
+            if isinstance(waitable, ActionClient | ActionServer):
+                waitable.destroy()
         self.executor.shutdown()
         self.node.destroy_node()
         rclpy.try_shutdown(context=self.context)

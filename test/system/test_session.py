@@ -4,13 +4,14 @@ import pytest
 
 
 @pytest.mark.ros
-def test_a_closed_session_leaves_the_graph_though_it_made_action_and_service_clients(ros):
-    """close() releases the node (and the DDS participant under it) at once, action clients included.
+def test_a_closed_session_leaves_the_graph_though_its_node_has_actions_and_clients(ros):
+    """close() releases the node (and the DDS participant under it) at once, actions included.
 
     An rclpy ActionClient is not destroyed with its node and keeps the node alive: before close() destroyed the
-    session's action clients, the node stayed in the graph until the interpreter's teardown, and
+    node's actions, the node stayed in the graph until the interpreter's teardown, and
     `experiment plan-execute` once did not exit after printing its summary."""
     from control_msgs.action import FollowJointTrajectory
+    from rclpy.action import ActionClient, ActionServer
     from std_srvs.srv import Trigger
 
     from discrete_robot.ros.session import RosSession, RosTimeoutError
@@ -22,6 +23,9 @@ def test_a_closed_session_leaves_the_graph_though_it_made_action_and_service_cli
                           timeout=0.1)
     with pytest.raises(RosTimeoutError):
         session.call(Trigger, "closing_session/no_service", Trigger.Request(), timeout=0.1)
+    # a caller's own on the session's node, as the node tests make them
+    ActionClient(session.node, FollowJointTrajectory, "closing_session/own_client")
+    ActionServer(session.node, FollowJointTrajectory, "closing_session/own_server", lambda handle: None)
 
     def in_graph() -> bool:
         return name in ros.node.get_node_names()
