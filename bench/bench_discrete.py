@@ -208,14 +208,15 @@ def _long_run_energy(model, kind: str = "discrete", steps: int = 100_000) -> dic
 
 
 def run() -> list[dict]:
+    arm = load_model(package_config_path("arm_6dof.yaml"))
     return [
         _energy_comparison("pendulum energy error after 1e5 steps at equal CPU time", Pendulum(), [1.0], [0.0],
                            0.05, 100_000),
         _mujoco_comparison("arm_6dof.yaml"),
         _mujoco_comparison("planar_2link.yaml"),
-        _long_run_energy(load_model(package_config_path("arm_6dof.yaml"))),
+        _long_run_energy(arm),
         _long_run_energy(load_model(package_config_path("planar_2link.yaml"))),
-        _long_run_energy(load_model(package_config_path("arm_6dof.yaml")), "discrete4"),
+        _long_run_energy(arm, "discrete4"),
         _long_run_energy(load_model(example_robot_path("ur5")), "discrete4"),
         _scaling(),
     ]
