@@ -75,18 +75,21 @@ def to_jsonable(value):
     return value
 
 
-def lazy(target: str):
-    """The command function ``module:function``, imported only when the command runs.
+class LazyCommand:
+    """The command function ``module:function``, imported only when the command is chosen (:func:`parse`).
 
     Capability ``cli`` modules declare arguments only and point at their ``commands`` module through
     this, so building a parser (``--help``) imports no numerical library or compiled kernel.
     """
-    module, name = target.split(":")
 
-    def run(args):
-        return getattr(importlib.import_module(module), name)(args)
+    def __init__(self, target: str):
+        self.module, self.name = target.split(":")
 
-    return run
+    def load(self):
+        return getattr(importlib.import_module(self.module), self.name)
+
+    def __call__(self, args):
+        return self.load()(args)
 
 
 def common_options() -> argparse.ArgumentParser:
@@ -173,7 +176,8 @@ def joined_negative_values(argv: list[str]) -> list[str]:
     return joined
 
 
-def main(argv: list[str] | None = None) -> int:
+def parse(argv: list[str] | None = None) -> argparse.Namespace:
+    """The command line read, and the chosen command's modules imported: ``run(args)`` then runs it."""
     argv = joined_negative_values(sys.argv[1:] if argv is None else argv)
     words = [a for a in argv if not a.startswith("-")]
     capability = words[0] if words else None
@@ -181,6 +185,18 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not hasattr(args, "run"):
         parser.parse_args([args.capability, "--help"])
+    if isinstance(args.run, LazyCommand):
+        args.run = args.run.load()
+    args.words = words[:2]      # names the document's file
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run(parse(argv))
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the parsed command, print its summary and write its document; the process status."""
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
     try:
@@ -191,7 +207,7 @@ def main(argv: list[str] | None = None) -> int:
     if result is not None:
         text, whole = rendered(result, args.json)
         if not whole:
-            path = Path(args.output_dir) / f"{'_'.join(words[:2])}.json"
+            path = Path(args.output_dir) / f"{'_'.join(args.words)}.json"
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(json.dumps(to_jsonable(result), indent=1))
             text += f"\nfull result: {path} (or --json)"

@@ -9,7 +9,7 @@ energy balance, and writes the energy plot ``simulate_<model>_<integrator>.png``
 
 from pathlib import Path
 
-from discrete_robot.cli import lazy
+from discrete_robot.cli import LazyCommand
 from discrete_robot.discrete import IntegratorKind
 from discrete_robot.variational import ALL, Experiment
 
@@ -38,11 +38,11 @@ def add_commands(parser, common) -> None:
     simulate.add_argument("--elastic-stops", action="store_true",
                           help="position stops that reverse the joint (restitution 1, T + V kept) instead of "
                                "stopping it (plastic, the default)")
-    simulate.set_defaults(run=lazy("discrete_robot.discrete.commands:run_simulate"))
+    simulate.set_defaults(run=LazyCommand("discrete_robot.discrete.commands:run_simulate"))
     urdf = sub.add_parser("urdf", parents=[common], help="write the URDF of a model file (as robot_description)")
     urdf.add_argument("--model", type=Path, required=True, help="model YAML (docs/model_format.md)")
     urdf.add_argument("--output", type=Path, default=None, help="URDF file to write (default: print it)")
-    urdf.set_defaults(run=lazy("discrete_robot.discrete.commands:run_urdf"))
+    urdf.set_defaults(run=LazyCommand("discrete_robot.discrete.commands:run_urdf"))
     add_experiment_command(sub, common)
 
 
@@ -56,4 +56,4 @@ def add_experiment_command(subparsers, common) -> None:
                         help="which example (all: every one in turn)")
     parser.add_argument("--duration", type=float, default=None,
                         help="simulated time instead of the article's (s; normalised units for the dumbbell)")
-    parser.set_defaults(run=lazy("discrete_robot.variational.experiments:run_experiment"))
+    parser.set_defaults(run=LazyCommand("discrete_robot.variational.experiments:run_experiment"))

@@ -8,7 +8,7 @@ matrix, the gravity torques and every link frame's world pose at q. ``--json`` k
 dof, joint_names, mass_matrix, gravity_torques, link_poses.
 """
 
-from discrete_robot.cli import lazy
+from discrete_robot.cli import LazyCommand
 
 
 def add_commands(parser, common) -> None:
@@ -21,4 +21,4 @@ def add_commands(parser, common) -> None:
     p.add_argument("--xacro-arg", action="append", default=[], metavar="NAME:=VALUE",
                    help="a xacro argument (repeatable)")
     p.add_argument("--floating-base", action="store_true", help="a URDF's root link is a free-floating base")
-    p.set_defaults(run=lazy("discrete_robot.model.commands:info_command"))
+    p.set_defaults(run=LazyCommand("discrete_robot.model.commands:info_command"))

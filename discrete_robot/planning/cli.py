@@ -15,7 +15,7 @@ for min-effort the controls and the states, for convergence the duration error a
 
 import argparse
 
-from discrete_robot.cli import lazy
+from discrete_robot.cli import LazyCommand
 
 DEFAULT_MODEL = "planar_2link.yaml"
 SPHERICAL_PENDULUM = "spherical-pendulum"
@@ -37,7 +37,7 @@ def add_commands(parser, common) -> None:
     p.add_argument("--smooth", action="store_true",
                    help="pass interior waypoints without stopping (spline path, planned by the NLP)")
     p.add_argument("--nlp", action="store_true", help="use the generic SLSQP formulation instead of reachability")
-    p.set_defaults(run=lazy("discrete_robot.planning.commands:min_time_command"))
+    p.set_defaults(run=LazyCommand("discrete_robot.planning.commands:min_time_command"))
 
     p = sub.add_parser("min-effort", parents=[common],
                        help="fixed-time minimum-effort motion by DMOC (arms: IPOPT on the discrete model, with the "
@@ -54,7 +54,7 @@ def add_commands(parser, common) -> None:
                    help="also solve the problem on a Runge–Kutta (Heun) discretisation with SLSQP (default: for the "
                         "spherical pendulum, the article's comparison; not for arms, where it does not converge on "
                         "the 6-joint arm)")
-    p.set_defaults(run=lazy("discrete_robot.planning.commands:min_effort_command"))
+    p.set_defaults(run=LazyCommand("discrete_robot.planning.commands:min_effort_command"))
 
     p = sub.add_parser("retime", parents=[common],
                        help="retime a stack's joint path (JSON: joint_names, positions) for minimum time under the "
@@ -69,10 +69,10 @@ def add_commands(parser, common) -> None:
     p.add_argument("--interpolation", choices=["spline", "blend"], default="spline",
                    help="the path through the points: not-a-knot cubic spline over a uniform parameter (toppra's, "
                         "default) or straight segments with circular blends (TOTG's, 0.1 rad deviation)")
-    p.set_defaults(run=lazy("discrete_robot.planning.commands:retime_command"))
+    p.set_defaults(run=LazyCommand("discrete_robot.planning.commands:retime_command"))
 
     p = sub.add_parser("convergence", parents=[common],
                        help="min-time duration on refined grids against the continuous time optimum")
     model_options(p)
     p.add_argument("--grids", default="20,40,80,160,320", help="grid sizes (default 20,40,80,160,320)")
-    p.set_defaults(run=lazy("discrete_robot.planning.commands:convergence_command"))
+    p.set_defaults(run=LazyCommand("discrete_robot.planning.commands:convergence_command"))

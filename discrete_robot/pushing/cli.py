@@ -6,7 +6,7 @@ service's response fields. ``simulate`` also plots the object's outline over
 time, the finger's path and the centers of rotation.
 """
 
-from discrete_robot.cli import lazy
+from discrete_robot.cli import LazyCommand
 
 EXAMPLE = ('{"footprint": [[-0.05, -0.05], [0.05, -0.05], [0.05, 0.05], [-0.05, 0.05]], "normal_force": 2.0, '
            '"support_friction": 0.4, "contact_friction": 0.3, "contact_point": [-0.05, 0.02], '
@@ -26,4 +26,4 @@ def add_commands(parser, common) -> None:
         if name == "simulate":
             command.add_argument("--default-time-step", type=float, default=0.01,
                                  help="time step (s) used when the request's time_step is 0 (default 0.01)")
-        command.set_defaults(run=lazy(f"discrete_robot.pushing.commands:{name}"))
+        command.set_defaults(run=LazyCommand(f"discrete_robot.pushing.commands:{name}"))

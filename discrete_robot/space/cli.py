@@ -7,7 +7,7 @@ Each ``--force`` is a constant force on BODY at the point X,Y,Z of BODY's frame,
 FRAME (``body`` or ``world``); any ``--force`` replaces the default loads (the paper's scenario).
 """
 
-from discrete_robot.cli import lazy
+from discrete_robot.cli import LazyCommand
 
 
 def add_commands(parser, common) -> None:
@@ -27,4 +27,4 @@ def add_commands(parser, common) -> None:
                         "body|world; repeatable; replaces the paper's default loads")
     p.add_argument("--plot", action="store_true",
                    help="write CoM displacement and attitude figures of every body to --output-dir")
-    p.set_defaults(run=lazy("discrete_robot.space.commands:simulate_command"))
+    p.set_defaults(run=LazyCommand("discrete_robot.space.commands:simulate_command"))

@@ -6,7 +6,7 @@ pyarrow later still, when cases are to be computed).
 
 from pathlib import Path
 
-from discrete_robot.cli import lazy
+from discrete_robot.cli import LazyCommand
 
 
 def add_commands(parser, common) -> None:
@@ -25,4 +25,4 @@ def add_commands(parser, common) -> None:
                      help="keep the cases already ok in OUTPUT_DIR/results.parquet and compute the others (the "
                           "same spec only: compared with OUTPUT_DIR/spec.yaml by content hash)")
     run.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar on stderr")
-    run.set_defaults(run=lazy("discrete_robot.sweep.commands:run"))
+    run.set_defaults(run=LazyCommand("discrete_robot.sweep.commands:run"))
