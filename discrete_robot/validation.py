@@ -155,6 +155,24 @@ def ros_name_problem(name: str, relative_only: bool = False, trailing_slash: boo
     return None
 
 
+#: the largest ROS_DOMAIN_ID a DDS middleware can use: the UDP ports 7400 + 250 id + offsets must stay below 65536
+#: (docs.ros.org, Concepts, "About Domain ID"); above it Fast DDS ends the process itself at the first node
+LARGEST_DDS_DOMAIN_ID = 232
+#: the middlewares that derive their ports from the domain id that way (Kilted's default is rmw_fastrtps_cpp)
+DDS_MIDDLEWARES = ("rmw_fastrtps", "rmw_cyclonedds", "rmw_connextdds")
+
+
+def dds_domain_id(environ) -> None:
+    """InputError when the environment's ROS_DOMAIN_ID is above :data:`LARGEST_DDS_DOMAIN_ID` under a DDS
+    middleware (RMW_IMPLEMENTATION, by default Fast DDS), where Fast DDS would end the process in its own log
+    line. A value that is not a number is left to rcl, which refuses it in one line itself."""
+    middleware = environ.get("RMW_IMPLEMENTATION") or "rmw_fastrtps_cpp"
+    text = environ.get("ROS_DOMAIN_ID", "").strip()
+    if middleware.startswith(DDS_MIDDLEWARES) and text.isdigit():
+        whole_number(int(text), f"ROS_DOMAIN_ID (with {middleware}; 0-101 is safe everywhere)", 0,
+                     LARGEST_DDS_DOMAIN_ID)
+
+
 def energy_in_proportion(energy: float, mass: float, reach: float, time_step: float, what: str) -> float:
     """``energy`` (J) when it is finite and |energy| <= m (L / h)², else InputError naming ``what``.
 

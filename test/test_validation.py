@@ -111,3 +111,29 @@ def test_model_size_bounds_links_and_the_discrete_steps_16_n4_bytes():
         model_size(1001, 6, "arm")
     with pytest.raises(ModelError, match=r"^arm: 65 joints need 2.86e\+08 bytes .* at most 64 joints\)$"):
         model_size(65, 65, "arm")
+
+
+#: the RTPS 2.x well-known ports (OMG DDSI-RTPS 2.5, 9.6.2.3): PB + DG · domain + d0 for discovery multicast,
+#: PB = 7400, DG = 250, d0 = 0; a UDP port is 16 bits
+RTPS_PORT_BASE, RTPS_DOMAIN_GAIN, LARGEST_UDP_PORT = 7400, 250, 65535
+
+
+@pytest.mark.parametrize("middleware", [None, "", "rmw_fastrtps_cpp", "rmw_fastrtps_dynamic_cpp", "rmw_cyclonedds_cpp"])
+def test_a_dds_domain_id_whose_discovery_port_passes_16_bits_is_refused_naming_the_variable(middleware):
+    from discrete_robot.validation import dds_domain_id
+
+    largest = (LARGEST_UDP_PORT - RTPS_PORT_BASE) // RTPS_DOMAIN_GAIN
+    environ = {} if middleware is None else {"RMW_IMPLEMENTATION": middleware}
+    for domain in (0, 101, largest):
+        dds_domain_id({**environ, "ROS_DOMAIN_ID": str(domain)})
+    for domain in (largest + 1, 1000):
+        with pytest.raises(InputError, match=rf"ROS_DOMAIN_ID.*\[0, {largest}\], got {domain}"):
+            dds_domain_id({**environ, "ROS_DOMAIN_ID": str(domain)})
+
+
+@pytest.mark.parametrize("environ", [{}, {"ROS_DOMAIN_ID": ""}, {"ROS_DOMAIN_ID": "abc"},
+                                     {"ROS_DOMAIN_ID": "240", "RMW_IMPLEMENTATION": "rmw_zenoh_cpp"}])
+def test_a_domain_id_that_is_not_a_dds_port_problem_is_left_to_rcl_and_the_middleware(environ):
+    from discrete_robot.validation import dds_domain_id
+
+    dds_domain_id(environ)

@@ -26,6 +26,7 @@ from rclpy.signals import SignalHandlerOptions
 
 from discrete_robot.budget import STOP
 from discrete_robot.errors import DiscreteRobotError
+from discrete_robot.validation import dds_domain_id
 
 #: set once the node is built and its executor spins: a signal before that ends the process at once
 SPINNING = threading.Event()
@@ -53,6 +54,7 @@ def init_with_stop_signal(args: Sequence[str] | None) -> threading.Event:
     start-up also ends the process cleanly. The event is :data:`discrete_robot.budget.STOP`,
     which long computations poll, so a stop never waits for one.
     """
+    dds_domain_id(os.environ)
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, _on_stop_signal)
     rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)

@@ -32,8 +32,10 @@ import threading
 import time
 from dataclasses import dataclass
 
+from discrete_robot.errors import InputError
 from discrete_robot.model.description import package_config_path
 from discrete_robot.ros.processes import find_executable
+from discrete_robot.validation import dds_domain_id
 
 #: the Foxglove bridge's port when ``--foxglove`` names none (Foxglove's default)
 FOXGLOVE_PORT = 8765
@@ -175,6 +177,11 @@ def main(args: list[str] | None = None) -> int:
     parser.add_argument("--foxglove", nargs="?", type=int, const=FOXGLOVE_PORT, metavar="PORT",
                         help=f"serve every topic to Foxglove on ws://127.0.0.1:PORT (default {FOXGLOVE_PORT})")
     options = parser.parse_args(remove_ros_args(argv)[1:])
+    try:
+        dds_domain_id(os.environ)   # once, rather than once from each node
+    except InputError as error:
+        _log("FATAL", f"cannot start: {error}")
+        return 1
     components = [c for c in COMPONENTS if not options.only or c.node in options.only]
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):

@@ -8,6 +8,7 @@ must already run (a launch file or ``bringup``).
 import argparse
 import json
 import logging
+import os
 import time
 from pathlib import Path
 
@@ -92,8 +93,10 @@ def _push_arguments(sub) -> None:
 
 def run_experiments(args) -> dict:
     from discrete_robot.ros.processes import NodeProcess, ament_environment
+    from discrete_robot.validation import dds_domain_id
 
     ament_environment()
+    dds_domain_id(os.environ)   # before bringup, whose nodes would each refuse it
     from discrete_robot.ros.experiments import run
 
     names = ALL if args.name == "demo" else [args.name]

@@ -13,6 +13,8 @@ import rclpy
 from rclpy.action import ActionClient, ActionServer
 from rclpy.executors import SingleThreadedExecutor
 
+from discrete_robot.validation import dds_domain_id
+
 #: time a new client waits after finding its service, for the server to discover the client in turn, s
 DISCOVERY_SETTLE_S = 0.25
 
@@ -30,6 +32,7 @@ class RosSession:
     """An rclpy context with one node named ``name``; close() (or ``with``) releases it."""
 
     def __init__(self, name: str = "discrete_robot_client"):
+        dds_domain_id(os.environ)
         self.context = rclpy.Context()
         rclpy.init(context=self.context)
         self.node = rclpy.create_node(f"{name}_{os.getpid()}", context=self.context)
