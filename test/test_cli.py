@@ -94,9 +94,12 @@ def test_ctrl_c_that_no_command_catches_ends_the_process_by_the_signal_in_one_li
     command = [sys.executable, "-m", "discrete_robot", "discrete", "simulate", "--model", "config/arm_6dof.yaml",
                "--steps", "100000000", "--output-dir", str(tmp_path)]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    maps = Path(f"/proc/{process.pid}/maps")
+    maps, deadline = Path(f"/proc/{process.pid}/maps"), time.monotonic() + 120.0
     while process.poll() is None and library not in maps.read_text():
-        pass    # no sleep: the signal should land while the extension starts
+        if time.monotonic() > deadline:    # generous: a loaded machine loads slowly
+            process.kill()
+            pytest.fail(f"{library} not loaded in 120 s")
+        # no sleep: the signal should land while the extension starts
     time.sleep(after_s)
     process.send_signal(signal.SIGINT)
     _, err = process.communicate(timeout=120)
