@@ -1,6 +1,9 @@
 """Each pytest-xdist worker of one run gets a ROS domain of its own, and a run without xdist one from its pid."""
 
 import importlib.util
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 
@@ -20,9 +23,6 @@ def test_workers_of_one_run_have_distinct_domains_in_the_portable_range():
 
 
 def _one_line_refusal(command, environ, status):
-    import os
-    import subprocess
-
     result = subprocess.run(command, capture_output=True, text=True, timeout=300, env={**os.environ, **environ})
     output = (result.stdout + result.stderr).strip()
     assert result.returncode == status, output
@@ -33,8 +33,6 @@ def _one_line_refusal(command, environ, status):
 def test_a_domain_id_above_232_is_refused_in_one_line_by_a_node_bringup_and_an_experiment():
     """Fast DDS ends a process whose ROS_DOMAIN_ID puts its ports past 65535 itself, at the first node, in its own
     two log lines ("Calculated port number is too high"), and bringup then logged one failure per node."""
-    import sys
-
     venv_bin = Path(sys.executable).parent
     environ = {"ROS_DOMAIN_ID": "240", "RMW_IMPLEMENTATION": "rmw_fastrtps_cpp"}
     for command, status in (([str(venv_bin / "discrete_robot_node")], 1), ([str(venv_bin / "bringup")], 1),
