@@ -61,10 +61,12 @@ import operator
 import os
 import pickle
 import re
+import secrets
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections import deque
@@ -377,6 +379,25 @@ def batch_size(remaining: int, workers: int, batch: int, case_s: float | None) -
     return min(remaining, batch, max(least, math.ceil(remaining / workers)))
 
 
+def _share_token() -> None:
+    """Ray's default token file, made where there is none, before a local instance starts: left to the instance,
+    it was made there after the driver had decided to join without a token, and every sweep's first local
+    instance on a machine refused its driver (InvalidAuthToken); two instances starting at once each wrote their
+    own. The token is written to a file of its own and linked into place, so the first one made is everyone's
+    (``secrets.token_hex(32)``, as Ray's own ``generate_new_authentication_token``; readable by the user only)."""
+    if TOKEN_FILE.exists():
+        return
+    TOKEN_FILE.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile("w", dir=TOKEN_FILE.parent, prefix=".auth_token.", delete=False) as made:
+        made.write(secrets.token_hex(32))
+    try:
+        os.link(made.name, TOKEN_FILE)
+    except FileExistsError:     # another sweep's came first
+        pass
+    finally:
+        os.unlink(made.name)
+
+
 def start_ray(workers: int | None, address: str | None) -> tuple[object, int, bool]:
     """Ray started locally (loopback only, ``workers`` CPUs) or connected to ``address``; (ray, workers, whether
     this call started the session)."""
@@ -389,12 +410,15 @@ def start_ray(workers: int | None, address: str | None) -> tuple[object, int, bo
         # they then get a fraction of what this process would, 2.5x slower measured on 2 shared cores. The
         # workers are the sweep's work (the driver only waits): at the priority the user runs the command with
         os.environ.setdefault("RAY_worker_niceness", "0")
-    if "RAY_AUTH_MODE" not in os.environ and (TOKEN_FILE.exists() or os.environ.get("RAY_AUTH_TOKEN")
-                                              or os.environ.get("RAY_AUTH_TOKEN_PATH")):
-        # `ray start` and a local instance's start turn token authentication on where a token is at hand (Ray >=
-        # 2.59), but ray.init(address) does not: a driver must say RAY_AUTH_MODE=token to join such a cluster
-        # (docs.ray.io, "Ray token authentication"), the local instance (.local_head) as well
-        os.environ["RAY_AUTH_MODE"] = "token"
+    if "RAY_AUTH_MODE" not in os.environ:
+        if address is None and not (os.environ.get("RAY_AUTH_TOKEN") or os.environ.get("RAY_AUTH_TOKEN_PATH")):
+            _share_token()
+        if TOKEN_FILE.exists() or os.environ.get("RAY_AUTH_TOKEN") or os.environ.get("RAY_AUTH_TOKEN_PATH"):
+            # `ray start` and a local instance's start turn token authentication on (Ray >= 2.59; a new local
+            # instance makes the token where none is at hand), but ray.init(address) does not: a driver must say
+            # RAY_AUTH_MODE=token to join such a cluster (docs.ray.io, "Ray token authentication"), the local
+            # instance (.local_head) as well
+            os.environ["RAY_AUTH_MODE"] = "token"
     import ray
 
     if ray.is_initialized():    # the caller's Ray session (a notebook, a benchmark): used as it is, kept running

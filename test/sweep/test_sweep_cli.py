@@ -144,3 +144,27 @@ def test_a_cluster_started_separately_gives_the_in_process_numbers(tmp_path):
     for case in cases:
         expected = experiment.function(case.inputs, case.seed)
         assert {name: rows[case.id][name] for name in expected} == expected
+
+
+def test_sweeps_started_together_on_a_machine_without_a_ray_token_both_run(tmp_path):
+    """Ray (>= 2.59) turns token authentication on for a new local instance and makes its token where none is at
+    hand, but a driver joins without one unless told: the first sweep on a machine was refused by its own local
+    instance (InvalidAuthToken), and two starting together each wrote a token of their own. The sweep makes the
+    token first, race-free: two sweeps started at once under a home without ~/.ray both finish, on one token that
+    only the user can read."""
+    spec = tmp_path / "swings.yaml"
+    spec.write_text(yaml.safe_dump({"experiment": "simulate", "fixed": {"integrator": "discrete", "dt": 0.001},
+                                    "grid": {"duration": [0.01], "q0": [[0.1, 0.5], [0.2, 0.5]]}}))
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {**os.environ, "HOME": str(home)}
+    env.pop("RAY_AUTH_MODE", None)
+    runs = [subprocess.Popen(command(spec, tmp_path / f"out{k}", "--workers", "1"), env=env, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True) for k in range(2)]
+    for run in runs:
+        out, err = run.communicate(timeout=600)
+        assert run.returncode == 0, err[-3000:]
+        assert json.loads(out)["computed"] == 2
+    token = home / ".ray" / "auth_token"
+    assert len(token.read_text()) == 64 and token.stat().st_mode & 0o077 == 0
+    assert list(token.parent.iterdir()) == [token]
