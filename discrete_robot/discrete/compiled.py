@@ -412,10 +412,11 @@ def _bound_step(binding, q0, v0, tau, dt, guess):
 
 
 @njit
-def _bound_held_steps(binding, q, v, previous, tau, dt, count, bound, turns, lower, upper, fractions):
+def _bound_held_steps(binding, q, v, previous, tau, dt, count, bound, turns, lower, upper, fractions, increments,
+                      misses):
     """:func:`~.newton.held_steps` of a :class:`Binding`."""
     return held_steps(binding.model, binding.data, q, v, previous, tau, dt, count, bound, turns, lower, upper,
-                      fractions)
+                      fractions, increments, misses)
 
 
 @njit

@@ -31,8 +31,12 @@ when the error left after the last update, estimated from the contraction rate a
 |δ|·θ/(1−θ) (θ = |δ_k|/|δ_(k−1)|), is below ``tol`` relative to the velocity scale, or
 when the iteration has stopped contracting (θ ≥ ½) at the round-off floor (the residual's
 round-off, ε |a| |q̇|/Δt, mapped through |J⁻¹|: with an ill-conditioned a(q) that floor
-lies above ``tol``); a step that does not converge within ``max_iter`` from any starting
-guess raises :class:`ConvergenceError`.
+lies above ``tol``). After the first update, whose contraction is not yet known, the error
+it leaves is bounded by κ|δ|² instead (:func:`.newton.quadratic_bound`), and trusted only
+below 1e-18 of the velocity scale, far below round-off: a start predicted that closely (a
+continuing compiled run's, :func:`.newton.held_steps`) costs one evaluation of the equations.
+A step that does not converge within ``max_iter`` from any starting guess raises
+:class:`ConvergenceError`.
 
 Joint damping and Coulomb friction (:mod:`.dissipation`) enter as a force F_d(Δq/Δt) held over the step,
 added to F; its Jacobian adds −½ dF_d/dv̄ on the diagonal. The energy identity then makes T + V fall by
@@ -64,7 +68,6 @@ from discrete_robot.validation import positive_step
 LOGGER = logging.getLogger(__name__)
 
 _EPS = np.finfo(float).eps
-_WHOLE_STEP = np.ones(1)         # held_steps' fractions of a plain step
 
 
 @dataclass(frozen=True)
@@ -365,17 +368,18 @@ class DiscreteDynamicModel:
                 return self._solve(q0, qd0, F, dt, guesses, [str(error)])
         return self._solve(q0, qd0, F, dt, guesses)
 
-    def held_steps(self, q, qd, previous, F, dt: float, count: int, bound, turns, lower, upper,
-                   fractions=_WHOLE_STEP) -> tuple[int, int, float]:
+    def held_steps(self, q, qd, previous, F, dt: float, count: int, bound, turns, lower, upper, fractions,
+                   increments, misses) -> tuple[int, int, float]:
         """Up to ``count`` steps under the held forces F in one compiled call (:func:`.newton.held_steps`: the
-        state arrays are updated in place, see there; each step made of sub-steps of ``fractions`` dt), continuing
-        from a state this model returned; only F is checked. Returns (steps taken, Newton iterations over them,
-        the energy the joints' dissipation took over them, J); (0, 0, 0.0) for a system without a compiled model."""
+        state arrays and Newton's start predictor's history, ``increments`` and ``misses``, are updated in place,
+        see there; each step made of sub-steps of ``fractions`` dt), continuing from a state this model returned;
+        only F is checked. Returns (steps taken, Newton iterations over them, the energy the joints' dissipation
+        took over them, J); (0, 0, 0.0) for a system without a compiled model."""
         held_steps = self._entry_points().held_steps
         if held_steps is None:
             return 0, 0, 0.0
         _, taken, iterations, dissipated = held_steps(q, qd, previous, self._vector("F", F), float(dt), int(count),
-                                                      bound, turns, lower, upper, fractions)
+                                                      bound, turns, lower, upper, fractions, increments, misses)
         return taken, iterations, dissipated
 
     def _solve(self, q0, qd0, F, dt, guesses, failures=()) -> StepResult:

@@ -87,6 +87,9 @@ class DiscreteStepper:
         self._carried = None                    # the returned q less the whole turns ...
         self._turns = None                      # ... which are these (fl(2π) each) ...
         self._offset = None                     # ... times fl(2π), or None for none
+        self._increments = None                 # the history of Newton's start predictor (newton.held_steps) ...
+        self._misses = None                     # ... over the compiled steps since the last other one
+        self._unbounded = (np.full(system.dof, -np.inf), np.full(system.dof, np.inf))   # held_steps' limits
 
     def _carry_turns(self, q: np.ndarray) -> np.ndarray:
         """q (a step's own result, changed in place) less the whole turns of its periodic angles beyond ±π, which
@@ -99,9 +102,15 @@ class DiscreteStepper:
         """True when (q, q̇) is the state the last step returned, and h its step."""
         return q is self._returned[0] and qd is self._returned[1] and h == self._returned[2]
 
-    def _keep(self, carried: np.ndarray, qd: np.ndarray, h: float, previous: np.ndarray) -> np.ndarray:
-        """Keep the state a step reached (its angles less their turns, q̇, h and the q̇ it started from) to continue
-        from; the q it returns: the angles with their turns."""
+    def _keep(self, carried: np.ndarray, qd: np.ndarray, h: float, previous: np.ndarray,
+              increments: np.ndarray | None = None, misses: np.ndarray | None = None) -> np.ndarray:
+        """Keep the state a step reached (its angles less their turns, q̇, h and the q̇ it started from, and the
+        predictor's history: None for a step it did not see) to continue from; the q it returns: the angles with
+        their turns."""
+        if increments is None:
+            increments = np.full((newton.PREDICTOR_STEPS, self.fractions.size, self.model.dof), np.nan)
+            misses = np.full((2, self.fractions.size), np.nan)
+        self._increments, self._misses = increments, misses
         self._carried = carried
         q1 = carried if self._offset is None else carried + self._offset
         self._returned, self._previous = (q1, qd, h), previous
@@ -115,24 +124,26 @@ class DiscreteStepper:
         if not self._continuing(q, qd, h):
             return q, qd, 0
         carried, velocity, previous, turns = self._carried.copy(), qd.copy(), self._previous.copy(), self._turns.copy()
+        increments, misses = self._increments.copy(), self._misses.copy()
         taken, iterations, dissipated = self.model.held_steps(carried, velocity, previous, tau, h, count,
-                                                              self._bound, turns, lower, upper, self.fractions)
+                                                              self._bound, turns, lower, upper, self.fractions,
+                                                              increments, misses)
         if not taken:
             return q, qd, 0
         self._turns = turns
         self._offset = turns * newton.TWO_PI if turns.any() else None
         self.iterations, self.dissipated = iterations, dissipated
-        return self._keep(carried, velocity, h, previous), velocity, taken
+        return self._keep(carried, velocity, h, previous, increments, misses), velocity, taken
 
     def step(self, q, qd, tau, h):
         fractions, model = self.fractions, self.model
         if self._continuing(q, qd, h):
-            # continuing from the state the last step returned: its own result, checked before; Newton starts
-            # from the linear extrapolation of the last two velocities, 2 q̇(k) − q̇(k−1) for equal steps, as close
-            # as an explicit Euler prediction (O(h²)) and free. (Higher orders start closer, and a chord step then
-            # follows the first Newton step instead of a second Jacobian, but Newton's stop, relative to the
-            # fastest joint, then leaves the slow heavy joints an error that T + V pays for: 6.5 times the drift
-            # over 10⁵ steps of the 6-joint arm at the cubic.)
+            # continuing from the state the last step returned (its own result, checked before): the compiled
+            # step, as held_steps takes it, when it solves from its predicted starts
+            q1, qd1, taken = self.held_steps(q, qd, tau, h, 1, *self._unbounded)
+            if taken:
+                return q1, qd1
+            # else each sub-step from the linear extrapolation of the last two velocities, then the other guesses
             start, velocity, previous, last, first = self._carried, qd, self._previous, fractions[-1], 0
             iterations, dissipated = 0, 0.0
         else:

@@ -9,12 +9,14 @@ import pytest
 import yaml
 
 from discrete_robot.cli import main
+from discrete_robot.composition import compose
+from discrete_robot.discrete import compiled, newton
 from discrete_robot.discrete.dissipation import Dissipation
 from discrete_robot.discrete.dynamic_model import DiscreteDynamicModel
-from discrete_robot.discrete.integrators import make_stepper
-from discrete_robot.discrete.partial_difference import PathOperator
+from discrete_robot.discrete.integrators import COMPOSITION_TOL, make_stepper
+from discrete_robot.discrete.partial_difference import DifferencePaths, PathOperator
 from discrete_robot.discrete.simulation import FixedStepSimulation
-from discrete_robot.errors import InputError
+from discrete_robot.errors import ConvergenceError, InputError
 from discrete_robot.model.description import load_model, package_config_path
 from discrete_robot.model.dynamics import RigidBodySystem
 from discrete_robot.model.example_robots import example_robot_path
@@ -139,3 +141,70 @@ def test_a_composed_step_refuses_a_negative_or_zero_step_as_the_plain_one_does()
         for h in (-0.01, 0.0):
             with pytest.raises(InputError, match="time step"):
                 make_stepper(kind, system).step(np.zeros(2), np.zeros(2), np.zeros(2), h)
+
+
+@pytest.mark.parametrize("friction", [0.0, 0.05])
+def test_one_newton_update_leaves_no_more_than_its_quadratic_bound(robot, friction):
+    """Newton's first update is the step's result when κ|δ|² (newton.quadratic_bound) is far below round-off; that
+    rests on the bound: from starts δ away from the solved q̇(k+1) (1e-3 – 1e-5 of the velocity scale, where the
+    remainder stands above round-off), one update leaves at most κ|δ|², and not vacuously (at least 1e-3 of it
+    somewhere). With Coulomb friction the tanh's curvature, taken at its largest, joins the bound (at least 1e-4
+    of it then), and a random state of the arm is sometimes one Newton cannot solve at all: a light wrist at
+    stick–slip, passed over."""
+    n = robot.dof
+    arm, paths = RigidBodySystem(robot).compiled, DifferencePaths(n)
+    dissipation = Dissipation(np.full(n, 0.1), np.full(n, friction))
+    solve = DiscreteDynamicModel(RigidBodySystem(robot), tol=COMPOSITION_TOL, dissipation=dissipation,
+                                 turned_differences=True)
+    once = compiled.compile_model(arm, paths, damping=dissipation.damping, friction=dissipation.friction,
+                                  tol=COMPOSITION_TOL, max_iter=1, turned_differences=True)
+    single = compiled.create_data(once)
+    rng = np.random.default_rng(11)
+    ratios, unsolved = [], 0
+    while len(ratios) < 54:
+        q0, v0, tau = rng.uniform(-1, 1, n), rng.uniform(-2, 2, n), rng.uniform(-1, 1, n)
+        for h in (1e-2, 1e-3, -1e-3):
+            try:
+                exact = solve.continue_step(q0, v0, tau, h).qd
+            except ConvergenceError:    # a wrist at stick–slip, whose step Newton cannot solve from any start
+                unsolved += 1
+                continue
+            scale = np.abs(exact).max()
+            for size in (1e-3, 1e-4, 1e-5):
+                start = exact + size * scale * rng.uniform(-1, 1, n)
+                compiled.step(once, single, q0, v0, tau, h, start)
+                kappa = newton.quadratic_bound(single.inverse, single.Da, once.friction, single.curvature)
+                bound = kappa * np.abs(start - exact).max() ** 2
+                left = np.abs(single.velocity - exact).max()
+                assert left <= bound + 1e-14 * scale
+                ratios.append(left / bound)
+    assert max(ratios) > (1e-4 if friction else 1e-3)      # the friction term takes tanh'' at its largest
+    assert unsolved <= (len(ratios) // 3 if friction else 0)
+
+
+def test_predicted_starts_take_one_newton_update_and_change_the_steps_by_round_off_only():
+    """The compiled run starts each sub-step from the stage-wise extrapolation over the last whole steps, and at
+    h = 1 ms on the arm most sub-steps end after one update. Its steps are those of the same composition whose
+    sub-steps start from an explicit Euler prediction and run Newton to the floor (composition.compose over
+    DiscreteDynamicModel.continue_step), to round-off over 0.1 s (the motion magnifies each step's round-off some
+    thousand times by 0.25 s)."""
+    model = load_model(ARM)
+    system = RigidBodySystem(model)
+    q0, v0, tau, h = model.initial_positions + 0.3, np.linspace(0.5, -0.5, 6), np.zeros(6), 1e-3
+    simulation = FixedStepSimulation(system, "discrete4", h, q0, v0)
+    simulation.step(100, tau)
+    plain = DiscreteDynamicModel(system, tol=COMPOSITION_TOL, turned_differences=True)
+    iterations = []
+
+    def sub_step(state, dt):
+        result = plain.continue_step(*state, tau, dt)
+        iterations.append(result.iterations)
+        return result.q, result.qd
+
+    step = compose(sub_step, 4)
+    state = (q0, v0)
+    for _ in range(100):
+        state = step(state, h)
+    assert np.abs(simulation.q - state[0]).max() < 1e-12
+    assert np.abs(simulation.qd - state[1]).max() < 1e-11
+    assert simulation.newton_iterations / 500 < 1.3 < np.mean(iterations)
