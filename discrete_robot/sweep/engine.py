@@ -387,12 +387,15 @@ def _share_token() -> None:
     (``secrets.token_hex(32)``, as Ray's own ``generate_new_authentication_token``; readable by the user only)."""
     if TOKEN_FILE.exists():
         return
-    TOKEN_FILE.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile("w", dir=TOKEN_FILE.parent, prefix=".auth_token.", delete=False) as made:
-        made.write(secrets.token_hex(32))
+    try:
+        TOKEN_FILE.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile("w", dir=TOKEN_FILE.parent, prefix=".auth_token.", delete=False) as made:
+            made.write(secrets.token_hex(32))
+    except OSError:     # a home it cannot write: Ray's own start then says why
+        return
     try:
         os.link(made.name, TOKEN_FILE)
-    except FileExistsError:     # another sweep's came first
+    except OSError:     # another sweep's came first (FileExistsError), or no hard links here: Ray's own then
         pass
     finally:
         os.unlink(made.name)
@@ -411,9 +414,10 @@ def start_ray(workers: int | None, address: str | None) -> tuple[object, int, bo
         # workers are the sweep's work (the driver only waits): at the priority the user runs the command with
         os.environ.setdefault("RAY_worker_niceness", "0")
     if "RAY_AUTH_MODE" not in os.environ:
-        if address is None and not (os.environ.get("RAY_AUTH_TOKEN") or os.environ.get("RAY_AUTH_TOKEN_PATH")):
+        given = os.environ.get("RAY_AUTH_TOKEN") or os.environ.get("RAY_AUTH_TOKEN_PATH")
+        if address is None and not given:
             _share_token()
-        if TOKEN_FILE.exists() or os.environ.get("RAY_AUTH_TOKEN") or os.environ.get("RAY_AUTH_TOKEN_PATH"):
+        if given or TOKEN_FILE.exists():
             # `ray start` and a local instance's start turn token authentication on (Ray >= 2.59; a new local
             # instance makes the token where none is at hand), but ray.init(address) does not: a driver must say
             # RAY_AUTH_MODE=token to join such a cluster (docs.ray.io, "Ray token authentication"), the local
