@@ -106,3 +106,46 @@ def test_ctrl_c_that_no_command_catches_ends_the_process_by_the_signal_in_one_li
     assert process.returncode == -signal.SIGINT, err
     assert "Traceback" not in err, err
     assert err.strip() in ("", "interrupted"), err
+
+
+_PROBED = '''
+import os, signal, sys, time
+sys.path.insert(0, sys.argv[1])
+from discrete_robot.interrupts import interrupt
+signal.signal(signal.SIGINT, interrupt)
+try:
+    {body}
+except {caught}:
+    print("{outcome}")
+'''
+_EXTENSION = '''
+import os, signal, time
+try:
+    os.kill(os.getpid(), signal.SIGINT)
+    time.sleep(10.0)
+except KeyboardInterrupt:
+    raise ImportError("initialization failed") from None
+'''
+
+
+@pytest.mark.parametrize("body, caught, ends", [
+    ("import probed_extension", "ImportError", True),
+    ("os.kill(os.getpid(), signal.SIGINT); time.sleep(10.0)", "KeyboardInterrupt", False)])
+def test_a_ctrl_c_during_a_runs_import_ends_the_process_and_elsewhere_raises(body, caught, ends, tmp_path):
+    """The run's handler (discrete_robot.interrupts.interrupt). A Ctrl-C while an extension starts becomes its
+    ImportError, which a library probing an optional module catches (numba's scipy.linalg probe, tqdm's lock): the
+    process ends at once instead, where Python's handler lost the Ctrl-C (the probe here turns it into an
+    ImportError as an extension's start does, and its importer goes on). Outside an import it is a
+    KeyboardInterrupt, which a command may catch to keep what it has done."""
+    import signal
+
+    (tmp_path / "probed_extension.py").write_text(_EXTENSION)
+    outcome = "lost" if ends else "caught"
+    script = _PROBED.format(body=body, caught=caught, outcome=outcome)
+    result = subprocess.run([sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True,
+                            timeout=120)
+    if ends:
+        assert result.returncode == -signal.SIGINT and result.stderr.strip() == "interrupted", result.stderr
+        assert "lost" not in result.stdout
+    else:
+        assert result.returncode == 0 and result.stdout.strip() == "caught", result.stderr
