@@ -90,6 +90,7 @@ class DiscreteStepper:
         self._increments = None                 # the history of Newton's start predictor (newton.held_steps) ...
         self._misses = None                     # ... over the compiled steps since the last other one
         self._unbounded = (np.full(system.dof, -np.inf), np.full(system.dof, np.inf))   # held_steps' limits
+        self._unsolved = (None, None)           # the q̇ of a returned state whose compiled step failed, and its τ
 
     def _carry_turns(self, q: np.ndarray) -> np.ndarray:
         """q (a step's own result, changed in place) less the whole turns of its periodic angles beyond ±π, which
@@ -128,7 +129,8 @@ class DiscreteStepper:
         taken, iterations, dissipated = self.model.held_steps(carried, velocity, previous, tau, h, count,
                                                               self._bound, turns, lower, upper, self.fractions,
                                                               increments, misses)
-        if not taken:
+        if not taken:       # its first step failed: step() takes it by the Python path, not again compiled
+            self._unsolved = (qd, np.array(tau, dtype=float))
             return q, qd, 0
         self._turns = turns
         self._offset = turns * newton.TWO_PI if turns.any() else None
@@ -140,9 +142,10 @@ class DiscreteStepper:
         if self._continuing(q, qd, h):
             # continuing from the state the last step returned (its own result, checked before): the compiled
             # step, as held_steps takes it, when it solves from its predicted starts
-            q1, qd1, taken = self.held_steps(q, qd, tau, h, 1, *self._unbounded)
-            if taken:
-                return q1, qd1
+            if not (qd is self._unsolved[0] and np.array_equal(tau, self._unsolved[1])):
+                q1, qd1, taken = self.held_steps(q, qd, tau, h, 1, *self._unbounded)
+                if taken:
+                    return q1, qd1
             # else each sub-step from the linear extrapolation of the last two velocities, then the other guesses
             start, velocity, previous, last, first = self._carried, qd, self._previous, fractions[-1], 0
             iterations, dissipated = 0, 0.0
