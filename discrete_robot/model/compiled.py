@@ -139,6 +139,7 @@ class Data(NamedTuple):
     link_momentum: np.ndarray    # (2, L, 6): G_i V_i, then summed over each link's subtree
     rate_scratch: np.ndarray     # (3, 6)
     trig: np.ndarray             # (n̄, 2, 3): each DOF's last two angles and their sine and 1 − cosine (_sine)
+    frames_q: np.ndarray         # (n̄,): the configuration whose link frames the arrays above hold (NaN: none)
     # with mimic followers, the tree's terms before the fold (size 0 without them)
     tree_q: np.ndarray           # (n̄,): q̄ = S q + c
     tree_M: np.ndarray  # noqa: N815  (1, n̄, n̄): ā(q̄)
@@ -203,7 +204,7 @@ def create_data(model: Model, batch: int, derivatives: bool) -> Data:
                 lagrangian_gradient=np.empty((batch, m)), gradient_rows=np.ones((batch, m), dtype=np.bool_),
                 link_velocity=np.empty((2, L, 6)),
                 link_momentum=np.empty((2, L, 6)), rate_scratch=np.empty((3, 6)),
-                trig=np.full((n, 2, 3), np.nan), tree_q=np.empty(t),
+                trig=np.full((n, 2, 3), np.nan), frames_q=np.full(n, np.nan), tree_q=np.empty(t),
                 tree_M=np.empty((1, t, t)), tree_dM=np.empty((1 if derivatives and t else 0, t, t, t)),
                 tree_g=np.empty((1, t)), tree_rows=np.ones((1, t), dtype=np.bool_), tree_rates=np.empty((2, t)),
                 tree_gradient=np.empty((1, t)), tree_gradient_rows=np.ones((1, t), dtype=np.bool_),
@@ -233,16 +234,33 @@ def _sine(trig, k, angle):
 
 
 @njit(allocates=False)
+def _first_changed_link(links, q, held):
+    """The first link (parents first) with a DOF whose coordinate in q differs from ``held``, the configuration
+    whose frames the workspace holds (NaN: none), which becomes q; the number of links when none does. A link's
+    frame depends on its ancestors' coordinates alone, which come before it: the links before this one keep their
+    frames. The discrete step's path vertices differ from the one evaluated before in one coordinate each, so a
+    chain's vertex costs the links from that coordinate's on (on arm_6dof, 42 of the 12 vertices' 72)."""
+    start = links.shape[0]
+    for i in range(links.shape[0] - 1, -1, -1):
+        for k in range(links[i, 1], links[i, 1] + links[i, 2]):
+            if q[k] != held[k]:         # NaN (nothing held) differs too
+                start = i
+            held[k] = q[k]
+    return start
+
+
+@njit(allocates=False)
 def _link_frames(links, joint_rotation, joint_origin, com, prismatic, axes, q, R, p, c, ref_R, ref_p, axis, point,
-                 scratch, vectors, trig):
+                 scratch, vectors, trig, start=0):
     """Link rotations R and origins p, CoMs c, each link's reference pose (ref_R, ref_p: its arm's first link in
-    the world) and each DOF's axis and a point on it, all in the reference frames, for one configuration q.
-    ``scratch`` (4, 3, 3) and ``vectors`` (2, 3): workspace; ``trig``: :func:`_sine`'s. (Called once per
-    configuration: it takes the arrays, as the other per-configuration helpers do, rather than the whole Model
-    and Data, which numba passes field by field.)"""
+    the world) and each DOF's axis and a point on it, all in the reference frames, for one configuration q, from
+    link ``start`` on (the links before it hold q's already: :func:`_first_changed_link`). ``scratch`` (4, 3, 3)
+    and ``vectors`` (2, 3): workspace; ``trig``: :func:`_sine`'s. (Called once per configuration: it takes the
+    arrays, as the other per-configuration helpers do, rather than the whole Model and Data, which numba passes
+    field by field.)"""
     local_R, turn, product, later = scratch[0], scratch[1], scratch[2], scratch[3]
     local_p, v = vectors[0], vectors[1]
-    for i in range(links.shape[0]):
+    for i in range(start, links.shape[0]):
         parent, first, ndof = links[i, 0], links[i, 1], links[i, 2]
         matrix_copy_into(joint_rotation[i], local_R)
         copy_into(joint_origin[i], local_p)
@@ -597,7 +615,8 @@ def _tree_terms(model, data, q, derivatives, only, M, dM, dV, rows, batch, gradi
     scratch, vectors = data.matrix_scratch, data.vector_scratch
     L, n = links.shape[0], q.shape[0]
     _link_frames(links, model.joint_rotation, model.joint_origin, model.com, prismatic, model.axes, q, R,
-                 p, c, ref_R, ref_p, axis, point, scratch, vectors, data.trig)
+                 p, c, ref_R, ref_p, axis, point, scratch, vectors, data.trig,
+                 _first_changed_link(links, q, data.frames_q))
     if derivatives or gradient:
         for k in range(n):
             _twist(prismatic, axis, point, k, xi[k])
