@@ -239,7 +239,8 @@ def _first_changed_link(links, q, held):
     whose frames the workspace holds (NaN: none), which becomes q; the number of links when none does. A link's
     frame depends on its ancestors' coordinates alone, which come before it: the links before this one keep their
     frames. The discrete step's path vertices differ from the one evaluated before in one coordinate each, so a
-    chain's vertex costs the links from that coordinate's on (on arm_6dof, 42 of the 12 vertices' 72)."""
+    chain's vertex costs the links from that coordinate's on (on arm_6dof, 40 of the 66 links of the 11 vertices
+    after q(k))."""
     start = links.shape[0]
     for i in range(links.shape[0] - 1, -1, -1):
         for k in range(links[i, 1], links[i, 1] + links[i, 2]):
